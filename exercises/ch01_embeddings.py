@@ -1,0 +1,57 @@
+"""Chapter 01 exercises: embedding lookup.
+
+Fill in each function, then run `python judge.py 01` (or `python judge.py lookup`
+for one exercise). `python judge.py hint lookup` gives a hint without the answer.
+"""
+import torch
+from torch import Tensor
+
+
+def lookup(E: Tensor, ids: Tensor) -> Tensor:
+    """Return the rows of the embedding table `E` for the token ids `ids`.
+
+    E:   [V, d] float table (any float dtype; keep it).
+    ids: LongTensor of any shape, values in [0, V).
+    returns: [*ids.shape, d], same dtype as E.
+
+    Example: E = torch.arange(6.).reshape(3, 2); lookup(E, torch.tensor([2, 0]))
+             -> tensor([[4., 5.], [0., 1.]])
+    """
+    raise NotImplementedError
+
+
+def lookup_onehot(E: Tensor, ids: Tensor) -> Tensor:
+    """The same rows as `lookup`, computed as a matrix product one_hot(ids) @ E.
+
+    E:   [V, d];  ids: any shape.
+    returns: [*ids.shape, d], same dtype as E.
+    The point: lookup is a linear layer without bias applied to one-hot vectors.
+    """
+    raise NotImplementedError
+
+
+def row_byte_offset(i: int, d: int, dtype: torch.dtype) -> int:
+    """Byte offset of row `i` from the start of a contiguous (row-major) [V, d] table of `dtype`.
+
+    Example: row_byte_offset(2, 3, torch.float32) -> 24   (2 rows * 3 values * 4 bytes)
+    """
+    raise NotImplementedError
+
+
+def embedding_backward(grad_out: Tensor, ids: Tensor, vocab_size: int) -> Tensor:
+    """Gradient of the loss with respect to the table E, given the gradient of the looked-up rows.
+
+    grad_out: [*ids.shape, d], the gradient arriving at the output of the lookup.
+    ids:      LongTensor of any shape.
+    returns:  [vocab_size, d], same dtype as grad_out. Rows never used stay zero;
+              a row used several times receives the sum of its gradients.
+
+    Example: ids [3, 7, 3], grad_out = ones(3, 4), vocab_size 10
+             -> row 3 is [2, 2, 2, 2], row 7 is [1, 1, 1, 1], all other rows 0.
+    """
+    raise NotImplementedError
+
+
+# Chapter 01 quiz: `python judge.py quiz 01` prints the questions.
+# Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
+QUIZ = {1: None, 2: None, 3: None, 4: None}

@@ -1,0 +1,187 @@
+"""Checks for chapter 01, embedding lookup (exercises/ch01_embeddings.py)."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+
+from .compare import CheckFailed, expect_equal, expect_tensor
+from .fixtures import course_embedding, course_ids, course_model, random_ids, random_table
+from .spec import Case, Chapter, Exercise, Question
+
+# ---------------------------------------------------------------- inputs
+
+LOOKUP_INPUTS = {
+    "1-D ids [3, 7, 3] in a 10 x 4 table (repeated id)": lambda: (random_table(10, 4, 1), torch.tensor([3, 7, 3])),
+    "2-D ids, a batch of 2 sequences of 5": lambda: (random_table(50, 8, 2), random_ids(50, (2, 5), 3)),
+    "empty ids (no tokens)": lambda: (random_table(10, 4, 4), torch.zeros(0, dtype=torch.long)),
+    "a single 0-d id": lambda: (random_table(10, 4, 5), torch.tensor(9)),
+    "the first and the last row": lambda: (random_table(30, 6, 6), torch.tensor([29, 0, 29])),
+    "float16 table keeps float16": lambda: (random_table(20, 8, 7, torch.float16), random_ids(20, (4,), 8)),
+    "bfloat16 table, 3-D ids": lambda: (random_table(20, 8, 9, torch.bfloat16), random_ids(20, (2, 2, 3), 10)),
+    "the course model's real E [49152, 576], 'The cat sat on the'": lambda: (course_embedding(), course_ids()),
+}
+
+
+def _lookup_mistakes(E: torch.Tensor, ids: torch.Tensor):
+    yield ("you indexed with ids + 1 or ids - 1: row i is E[i] (ids start at 0).",
+           lambda: E[(ids + 1).clamp(max=E.shape[0] - 1)])
+    if ids.dim() == 1 and ids.numel() and int(ids.max()) < E.shape[1]:
+        yield ("you took columns (E[:, ids]) instead of rows: a token's vector is a row of the [V, d] table.",
+               lambda: E[:, ids].T)
+
+
+def _check_lookup(out, inputs):
+    E, ids = inputs
+    if E.shape == course_embedding().shape:  # the real table: the model's own embedding layer is the reference
+        expected = course_model()[0].get_input_embeddings()(ids).detach()
+    else:
+        expected = F.embedding(ids, E)
+    expect_tensor(out, expected, "embedding rows", atol=0, rtol=0, mistakes=_lookup_mistakes(E, ids))
+
+
+MATMUL_OPS = {"matmul", "mm", "bmm", "einsum", "tensordot", "__matmul__", "__rmatmul__", "linear", "addmm", "mv"}
+
+
+class _RecordOps(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.names: set[str] = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.names.add(getattr(func, "__name__", str(func)))
+        return func(*args, **(kwargs or {}))
+
+
+def _call_recording_ops(fn, inputs):
+    with _RecordOps() as rec:
+        out = fn(*inputs)
+    return out, sorted(rec.names)
+
+
+def _check_onehot(result, inputs):
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed("internal: unexpected result format")
+    out, ops = result
+    _check_lookup(out, inputs)
+    E, ids = inputs
+    if ids.numel() and not MATMUL_OPS & set(ops):
+        raise CheckFailed("Right values, but no matrix product was used (ops seen: "
+                          f"{', '.join(o for o in ops if not o.startswith('_'))[:200]}). This exercise asks for "
+                          "one_hot(ids) @ E, to see that lookup is a product with a one-hot matrix.")
+
+
+def _check_offset(out, inputs):
+    i, d, dtype = inputs
+    table = torch.empty(i + 1, d, dtype=dtype)
+    expected = table[i].data_ptr() - table.data_ptr()  # what the hardware address says
+    size = table.element_size()
+    expect_equal(out, expected, f"byte offset of row {i} (d={d}, {dtype})", mistakes=[
+        ("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size()).", i * d),
+        ("you counted rows from 1: row 0 starts at byte 0.", (i + 1) * d * size),
+        ("you used a column stride: rows are d elements apart in a row-major table.", i * size),
+    ])
+
+
+OFFSET_INPUTS = {
+    "row 0 starts at byte 0": (0, 576, torch.float32),
+    "row 3, d=576, float32": (3, 576, torch.float32),
+    "last row of the course table, bfloat16": (49151, 576, torch.bfloat16),
+    "row 7, d=10, float64": (7, 10, torch.float64),
+    "row 5, d=3, int8 (1 byte each)": (5, 3, torch.int8),
+    "row 1000, d=768, float16": (1000, 768, torch.float16),
+}
+
+
+def _check_offset_real(out, inputs):
+    E = course_embedding()
+    i = int(course_ids(" cat")[0])
+    expected = E[i].data_ptr() - E.data_ptr()
+    expect_equal(out, expected, f"byte offset of the ' cat' row ({i}) in the real E, measured with data_ptr()")
+
+
+def _real_offset_inputs():
+    E = course_embedding()
+    return int(course_ids(" cat")[0]), E.shape[1], E.dtype
+
+
+BACKWARD_INPUTS = {
+    "ids [3, 7, 3], V=10, d=4, gradient of ones (the chapter's example)":
+        lambda: (torch.ones(3, 4), torch.tensor([3, 7, 3]), 10),
+    "random gradient, 2-D ids with repeats": lambda: (random_table(2 * 6, 5, 11).reshape(2, 6, 5), random_ids(8, (2, 6), 12), 8),
+    "every id the same": lambda: (random_table(5, 3, 13), torch.full((5,), 2), 4),
+    "empty ids: all-zero gradient": lambda: (torch.zeros(0, 4), torch.zeros(0, dtype=torch.long), 6),
+    "the last row only": lambda: (random_table(1, 4, 14), torch.tensor([9]), 10),
+    "float64 gradient keeps float64": lambda: (random_table(4, 3, 15, torch.float64), torch.tensor([0, 1, 0, 1]), 3),
+}
+
+
+def _check_backward(out, inputs):
+    grad_out, ids, V = inputs
+    table = torch.zeros(V, grad_out.shape[-1], dtype=grad_out.dtype, requires_grad=True)
+    F.embedding(ids, table).backward(grad_out)  # autograd is the reference
+    expected = table.grad
+
+    def overwritten():
+        g = torch.zeros_like(expected)
+        g[ids.reshape(-1)] = grad_out.reshape(-1, grad_out.shape[-1])
+        return g
+
+    expect_tensor(out, expected, "gradient of E", atol=1e-6, rtol=1e-6, mistakes=[
+        ("repeated ids overwrote each other (g[ids] = grad_out). A row used twice must receive the SUM "
+         "of its gradients: use index_add_ or scatter_add_.", overwritten),
+    ])
+
+
+# ---------------------------------------------------------------- the chapter
+
+CHAPTER = Chapter(
+    number="01",
+    module="ch01_embeddings",
+    title="Embedding lookup",
+    exercises=[
+        Exercise(
+            "lookup", "rows of E for ids of any shape -> [*ids.shape, d]",
+            [Case(n, m, _check_lookup) for n, m in LOOKUP_INPUTS.items()],
+            hint="Indexing a tensor with a tensor of ids returns one row per id, in the ids' shape. "
+                 "Nothing to multiply.",
+            uses_course_model=True,
+        ),
+        Exercise(
+            "lookup_onehot", "the same rows through one_hot(ids) @ E",
+            [Case(n, m, _check_onehot, _call_recording_ops) for n, m in LOOKUP_INPUTS.items()],
+            hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it to E's "
+                 "dtype before the product with E ([V, d]).",
+            uses_course_model=True,
+        ),
+        Exercise(
+            "row_byte_offset", "byte offset of row i in a contiguous [V, d] table",
+            [Case(n, (lambda v=v: v), _check_offset) for n, v in OFFSET_INPUTS.items()]
+            + [Case("row of ' cat' in the real E, checked with data_ptr()", _real_offset_inputs,
+                     _check_offset_real)],
+            hint="A row-major [V, d] table has strides (d, 1) in elements. torch.empty(0, dtype=dtype).element_size() "
+                 "gives the bytes per element.",
+            uses_course_model=True,
+        ),
+        Exercise(
+            "embedding_backward", "gradient of the table: rows scattered back and summed",
+            [Case(n, m, _check_backward) for n, m in BACKWARD_INPUTS.items()],
+            hint="Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
+                 "grad_out first so any shape works.",
+        ),
+    ],
+    quiz=[
+        Question(1, "The embedding matrix E of a model with vocabulary V and width d has shape:",
+                 {"a": "[d, V]", "b": "[V, d]", "c": "[V, V]", "d": "[T, d] for T tokens"},
+                 "25eeca84f03ac8de03c6", "Reread 'E is a table of rows' in notebook 01."),
+        Question(2, "Looking up token id i gives the same vector as:",
+                 {"a": "column i of E", "b": "one_hot(i) @ E", "c": "E @ one_hot(i)", "d": "softmax(E)[i]"},
+                 "d5cf7f47d56df7a888e9", "Reread 'Lookup is a product with a one-hot matrix' in notebook 01."),
+        Question(3, "In a contiguous float32 [V, d] table, row i starts this many bytes after row 0:",
+                 {"a": "i * d", "b": "i * 4", "c": "i * d * 4", "d": "(i + 1) * d * 4"},
+                 "ee6774e7fe2406085ae8", "Reread 'Memory layout' in notebook 01."),
+        Question(4, "Token id 5 appears twice in a batch. The gradient of E's row 5 is:",
+                 {"a": "the mean of the two gradients", "b": "the last of the two", "c": "their sum", "d": "zero"},
+                 "7720ec03f1ac7ad9a48b", "Reread 'Backward: scatter-add' in notebook 01."),
+    ],
+)

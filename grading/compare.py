@@ -1,0 +1,119 @@
+"""Comparison helpers for checks: each failure says what was expected, what came back, and why."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import torch
+
+
+class CheckFailed(Exception):
+    """A learner result that does not match the reference; the message teaches."""
+
+
+Mistake = tuple[str, Any]  # (name and explanation, the wrong result that mistake produces)
+
+
+def _shape(t: torch.Tensor) -> str:
+    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, torch.Tensor):
+        if x.numel() <= 8:
+            return str([round(v, 6) if isinstance(v, float) else v for v in x.flatten().tolist()])
+        return f"tensor of shape {_shape(x)}"
+    return repr(x)
+
+
+def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> bool:
+    """True if `got` equals `wrong` (tensors within tolerance, other values by ==)."""
+    try:
+        if isinstance(wrong, torch.Tensor):
+            return (isinstance(got, torch.Tensor) and got.shape == wrong.shape
+                    and torch.allclose(got.double(), wrong.double(), atol=atol, rtol=rtol, equal_nan=True))
+        if isinstance(wrong, (tuple, list)):
+            return (isinstance(got, (tuple, list)) and len(got) == len(wrong)
+                    and all(matches(g, w, atol, rtol) for g, w in zip(got, wrong)))
+        if isinstance(wrong, float):
+            return isinstance(got, (int, float)) and abs(got - wrong) <= atol + rtol * abs(wrong)
+        return type(got) is type(wrong) and got == wrong
+    except Exception:
+        return False
+
+
+def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4) -> str:
+    """The explanation of the first mistake whose wrong result `got` reproduces, else ''."""
+    for explanation, wrong in mistakes or ():
+        wrong_value = wrong() if callable(wrong) else wrong
+        if matches(got, wrong_value, atol, rtol):
+            return f"\n  Likely mistake: {explanation}"
+    return ""
+
+
+def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, atol: float = 1e-5,
+                  rtol: float = 1e-4, check_dtype: bool = True, mistakes: Iterable[Mistake] | None = None) -> None:
+    """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
+    mistakes = list(mistakes or ())
+    if not isinstance(got, torch.Tensor):
+        raise CheckFailed(f"{what}: expected a torch.Tensor, got {type(got).__name__} ({_fmt(got)})."
+                          + named_mistake(got, mistakes, atol, rtol))
+    if got.shape != expected.shape:
+        raise CheckFailed(f"{what}: expected shape {_shape(expected)}, got {_shape(got)}."
+                          + named_mistake(got, mistakes, atol, rtol))
+    if check_dtype and got.dtype != expected.dtype:
+        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}."
+                          + named_mistake(got, mistakes, atol, rtol))
+    if expected.numel() == 0:
+        return
+    g, e = got.detach().double(), expected.detach().double()
+    close = torch.isclose(g, e, atol=atol, rtol=rtol, equal_nan=True)
+    if bool(close.all()):
+        return
+    flat = int((~close).flatten().nonzero()[0])
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), expected.shape)) if expected.dim() else ()
+    finite = torch.isfinite(g) & torch.isfinite(e)
+    diff = (g - e).abs()
+    max_err = float(diff[finite].max()) if bool(finite.any()) else float("nan")
+    bad = int((~close).sum())
+    msg = (f"{what}: {bad} of {expected.numel()} values differ. First at index {list(index)}: "
+           f"expected {e[index].item():.6g}, got {g[index].item():.6g}. "
+           f"Max abs error {max_err:.3g} (tolerance atol={atol:g}, rtol={rtol:g}).")
+    if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
+        msg += " Your result contains NaN."
+    raise CheckFailed(msg + named_mistake(got, mistakes, atol, rtol))
+
+
+def expect_equal(got: Any, expected: Any, what: str = "result", mistakes: Iterable[Mistake] | None = None) -> None:
+    """Raise CheckFailed unless `got == expected` with the same type family (exact)."""
+    same_kind = (isinstance(expected, bool) and isinstance(got, bool)) or (
+        not isinstance(expected, bool) and isinstance(expected, int) and isinstance(got, int) and not isinstance(got, bool)
+    ) or (not isinstance(expected, (int, bool)) and type(got) is type(expected))
+    if same_kind and got == expected:
+        return
+    kind = "" if same_kind else f" (expected a {type(expected).__name__}, got a {type(got).__name__})"
+    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}." + named_mistake(got, mistakes))
+
+
+def expect_float(got: Any, expected: float, what: str = "result", *, atol: float = 1e-6, rtol: float = 1e-5,
+                 mistakes: Iterable[Mistake] | None = None) -> None:
+    """Raise CheckFailed unless `got` is a real number close to `expected`."""
+    if isinstance(got, torch.Tensor) and got.numel() == 1:
+        got = got.item()
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        raise CheckFailed(f"{what}: expected a number, got {type(got).__name__}." + named_mistake(got, mistakes))
+    if abs(got - expected) > atol + rtol * abs(expected):
+        raise CheckFailed(f"{what}: expected {expected:.6g}, got {got:.6g} (error {abs(got - expected):.3g}, "
+                          f"tolerance atol={atol:g}, rtol={rtol:g})." + named_mistake(got, mistakes, atol, rtol))
+
+
+def expect_that(condition: bool, message: str) -> None:
+    """Raise CheckFailed(message) unless `condition`."""
+    if not condition:
+        raise CheckFailed(message)
+
+
+def seeded(seed: int) -> torch.Generator:
+    """A CPU generator with a fixed seed, for deterministic case inputs."""
+    return torch.Generator().manual_seed(seed)
+
+

@@ -1,0 +1,217 @@
+"""The judge's side of grading: runs learner code in child processes and checks what comes back."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from .compare import CheckFailed
+from .spec import Chapter, Exercise
+
+REPO = Path(__file__).resolve().parent.parent
+IMPORT_TIMEOUT_S = 120.0  # importing torch and the learner file, before any exercise starts
+
+PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
+
+
+@dataclass
+class CaseResult:
+    name: str
+    passed: bool
+    seconds: float = 0.0
+    message: str = ""
+
+
+@dataclass
+class ExerciseResult:
+    chapter: str
+    name: str
+    status: str
+    cases: list[CaseResult] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+
+def load_chapters() -> list[Chapter]:
+    """Every `grading/chNN_*.py` module's CHAPTER, in chapter order."""
+    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name[:2] == "ch" and m.name[2:4].isdigit())
+    return [importlib.import_module(f"grading.{n}").CHAPTER for n in names]
+
+
+def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, list[Exercise]]]:
+    """Chapters and exercises matching a chapter number ('01'), an exercise name, or everything."""
+    if not target:
+        return [(c, list(c.exercises)) for c in chapters]
+    t = target.lower().removeprefix("ch")
+    picked = [(c, list(c.exercises)) for c in chapters if c.number == t.zfill(2) or c.module == target]
+    if picked:
+        return picked
+    picked = [(c, [e for e in c.exercises if e.name == target]) for c in chapters]
+    picked = [(c, es) for c, es in picked if es]
+    if not picked:
+        known = ", ".join(e.name for c in chapters for e in c.exercises)
+        raise SystemExit(f"No chapter or exercise called {target!r}. Exercises: {known}")
+    return picked
+
+
+class _Checker:
+    """Runs the judge-side checks; case inputs are built once and reused across students."""
+
+    def __init__(self):
+        self._inputs: dict[tuple[str, str, int], tuple] = {}
+
+    def inputs(self, chapter: Chapter, ex: Exercise, i: int) -> tuple:
+        key = (chapter.module, ex.name, i)
+        if key not in self._inputs:
+            self._inputs[key] = ex.cases[i].make_inputs()
+        return self._inputs[key]
+
+    def grade(self, chapter: Chapter, ex: Exercise, raw: list[dict]) -> ExerciseResult:
+        cases, not_impl = [], 0
+        for i, entry in enumerate(raw):
+            case = ex.cases[i]
+            res = CaseResult(case.name, False, float(entry.get("seconds", 0.0)))
+            if entry.get("not_implemented"):
+                not_impl += 1
+                res.message = "not implemented yet (raises NotImplementedError)"
+            elif "error" in entry:
+                res.message = "your code raised an error:\n" + entry["error"]
+                if entry.get("error_type") in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in entry["error"]:
+                    res.message += "\n(The grading process has a memory limit; does your code build something huge?)"
+            else:
+                try:
+                    case.check(entry["output"], self.inputs(chapter, ex, i))
+                    res.passed = True
+                except NotImplementedError:
+                    not_impl += 1
+                    res.message = "not answered yet"
+                except CheckFailed as exc:
+                    res.message = str(exc)
+                except Exception as exc:  # a result so odd the comparison itself failed
+                    res.message = f"could not compare your result ({type(exc).__name__}: {exc})"
+            cases.append(res)
+        if all(c.passed for c in cases):
+            status = PASSED
+        elif not_impl == len(cases):
+            status = NOT_ATTEMPTED
+        elif any(c.message.startswith("your code raised") for c in cases):
+            status = ERROR
+        else:
+            status = WRONG
+        return ExerciseResult(chapter.number, ex.name, status, cases)
+
+
+def _whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -> ExerciseResult:
+    return ExerciseResult(chapter.number, ex.name, status, [CaseResult(c.name, False, 0.0, message) for c in ex.cases], message)
+
+
+def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, blocked: list[Path],
+               memory_mb: int, checker: _Checker) -> list[ExerciseResult]:
+    """Grade `exercises` of one chapter, restarting the child after a timeout or a crash."""
+    results: dict[str, ExerciseResult] = {}
+    pending = list(exercises)
+    while pending:
+        with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
+            out = Path(tmp)
+            request = {
+                "chapter_module": chapter.module, "learner_file": str(learner_file), "out_dir": str(out),
+                "exercises": [e.name for e in pending], "memory_mb": memory_mb,
+                "blocked_dirs": [str(b) for b in blocked],
+            }
+            (out / "request.json").write_text(json.dumps(request), encoding="utf-8")
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+            env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", PYTHONDONTWRITEBYTECODE="1",
+                       OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+            with open(out / "output.txt", "wb") as log:
+                proc = subprocess.Popen([sys.executable, "-m", "grading.child", str(out / "request.json")],
+                                        cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                started: dict[str, float] = {}
+                current: Exercise | None = None
+                launched = time.monotonic()
+                killed_for: str | None = None
+                while proc.poll() is None:
+                    time.sleep(0.02)
+                    now = time.monotonic()
+                    for e in pending:
+                        if e.name not in started and (out / f"{e.name}.started").exists():
+                            started[e.name] = now
+                            current = e
+                    if current is None:
+                        if now - launched > IMPORT_TIMEOUT_S:
+                            killed_for = "import"
+                    elif not (out / f"{current.name}.pt").exists() and now - started[current.name] > current.timeout_s:
+                        killed_for = current.name
+                    if killed_for:
+                        proc.kill()
+                        proc.wait()
+                        break
+            import_error = out / "import_error.txt"
+            if import_error.exists():
+                msg = import_error.read_text(encoding="utf-8")
+                return [_whole_exercise(chapter, e, ERROR, msg) for e in exercises]
+            if killed_for == "import":
+                msg = f"Importing your file took more than {IMPORT_TIMEOUT_S:.0f} s (code at module level that never ends?)."
+                return [_whole_exercise(chapter, e, TIMEOUT, msg) for e in exercises]
+            still = []
+            for e in pending:
+                path = out / f"{e.name}.pt"
+                if path.exists():
+                    try:
+                        raw = torch.load(path, weights_only=True)
+                        results[e.name] = checker.grade(chapter, e, raw)
+                    except Exception as exc:
+                        results[e.name] = _whole_exercise(
+                            chapter, e, ERROR, f"Your result could not be read back safely ({type(exc).__name__}); "
+                                               "return plain tensors, numbers or tuples of them.")
+                elif e.name == killed_for:
+                    results[e.name] = _whole_exercise(
+                        chapter, e, TIMEOUT, f"Stopped after {e.timeout_s:.0f} s: an endless loop, or something far too slow?")
+                elif e.name in started:
+                    results[e.name] = _whole_exercise(
+                        chapter, e, ERROR, f"The grading process ended while running your code (exit code {proc.returncode}): "
+                                           "sys.exit/os._exit, a crash, or the memory limit.")
+                else:
+                    still.append(e)
+            if len(still) == len(pending):  # no progress at all: do not loop forever
+                return [results.get(e.name) or _whole_exercise(chapter, e, ERROR, "The grading process failed to start:\n"
+                                                                + (out / "output.txt").read_text(errors="replace")[-2000:])
+                        for e in exercises]
+            pending = still
+    return [results[e.name] for e in exercises]
+
+
+def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+          checker: _Checker | None = None) -> list[ExerciseResult]:
+    """Grade the exercise files in `source` (an exercises/ or solutions/ folder)."""
+    source = Path(source).resolve()
+    checker = checker or _Checker()
+    plan = select(load_chapters(), target)
+    if any(e.uses_course_model for _, es in plan for e in es):
+        from lesson_utils.course_model import ensure_course_model
+
+        ensure_course_model()  # build the cache once here, not concurrently in the children
+    is_solutions = source == (REPO / "solutions").resolve()
+    blocked = [] if is_solutions else [p for p in {REPO / "solutions", source.parent / "solutions"} if p.exists()]
+
+    def one(item):
+        chapter, exercises = item
+        learner_file = source / f"{chapter.module}.py"
+        if not learner_file.exists():
+            return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
+        return _run_child(chapter, exercises, learner_file, blocked, memory_mb, checker)
+
+    with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
+        return [r for rs in pool.map(one, plan) for r in rs]

@@ -1,0 +1,98 @@
+"""What a chapter's checks are made of: chapters, exercises, cases and quiz questions.
+
+A check module `grading/chNN_topic.py` defines `CHAPTER = Chapter(...)`. Its cases
+build their inputs deterministically, so the judge can build them twice: once in
+the learner's sandboxed process (which calls the learner's function) and once in
+the judge's own process (which compares the result with an independent reference).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+QUIZ_SALT = "llm-course-quiz-v1"
+
+
+@dataclass
+class Case:
+    """One input for one exercise.
+
+    make_inputs: builds the arguments (deterministic; runs in both processes).
+    check: judge side; gets (learner_output, inputs) and raises CheckFailed.
+    call: learner side; gets (learner_function, inputs) and returns what is sent
+        back (tensors, numbers, strings, containers of them). Default: fn(*inputs).
+    """
+
+    name: str
+    make_inputs: Callable[[], tuple]
+    check: Callable[[Any, tuple], None]
+    call: Callable[[Callable, tuple], Any] | None = None
+
+
+@dataclass
+class Exercise:
+    """A function the learner writes in `exercises/<chapter module>.py`."""
+
+    name: str
+    summary: str
+    cases: list[Case]
+    hint: str
+    timeout_s: float = 30.0
+    is_quiz: bool = False
+    uses_course_model: bool = False  # the judge prepares the model cache before grading it
+
+
+@dataclass
+class Chapter:
+    number: str  # "01"
+    module: str  # file name without .py, the same in exercises/, solutions/ and grading/
+    title: str
+    exercises: list[Exercise] = field(default_factory=list)
+    quiz: list["Question"] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.quiz:
+            self.exercises.append(quiz_exercise(self.number, self.quiz))
+
+
+@dataclass
+class Question:
+    """A multiple-choice question; the answer is stored only as a salted hash."""
+
+    id: int
+    text: str
+    choices: dict[str, str]
+    answer_hash: str
+    review: str  # where to look again when the answer is wrong
+
+
+def quiz_hash(chapter: str, question_id: int, answer: str) -> str:
+    """Salted hash of one answer (lower-cased, stripped)."""
+    text = f"{QUIZ_SALT}:{chapter}:{question_id}:{answer.strip().lower()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
+    """An exercise named `quizNN` that grades the learner's `QUIZ` dict, one case per question."""
+    from .compare import CheckFailed
+
+    def read_answers(_fn, _inputs):
+        return _fn  # the child passes the learner's QUIZ dict in place of a function
+
+    def case_for(q: Question) -> Case:
+        def check(answers, _inputs):
+            if not isinstance(answers, dict):
+                raise CheckFailed("QUIZ must be a dict like {1: 'b', 2: 'a'}.")
+            given = answers.get(q.id, answers.get(str(q.id)))
+            if given is None:
+                raise NotImplementedError
+            if not isinstance(given, str) or given.strip().lower() not in q.choices:
+                raise CheckFailed(f"Question {q.id}: answer with one of {sorted(q.choices)}, got {given!r}.")
+            if quiz_hash(chapter, q.id, given) != q.answer_hash:
+                raise CheckFailed(f"Question {q.id}: {given!r} is not right. {q.review}")
+
+        return Case(f"question {q.id}", lambda: (), check, call=read_answers)
+
+    hint = "Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {1: 'b', 2: 'd'}."
+    return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True)

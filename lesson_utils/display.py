@@ -1,0 +1,48 @@
+"""Small display helpers shared by the notebooks: token labels, tables, token bar charts."""
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def token_label(tokenizer, token_id: int) -> str:
+    """A readable label for one token: its text in quotes, with a leading space shown as '␣'."""
+    text = tokenizer.decode([int(token_id)])
+    return repr(text.replace(" ", "␣"))[1:-1].join("''")
+
+
+def print_table(rows: Sequence[Sequence], headers: Sequence[str]) -> None:
+    """Print rows as an aligned plain-text table (stable text, so nbval can compare it)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for n, r in enumerate(cells):
+        print("  ".join(c.rjust(w) if n and _numeric(c) else c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text.replace(",", "").rstrip("%"))
+        return True
+    except ValueError:
+        return False
+
+
+def plot_token_bars(labels: Sequence[str], values: Sequence[float], highlight: int | None = None,
+                    title: str = "", xlabel: str = "probability", ax=None):
+    """Horizontal bar chart of tokens (largest at the top), one bar optionally highlighted."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 0.35 * len(labels) + 1.2))
+    colors = ["tab:orange" if i == highlight else "tab:blue" for i in range(len(labels))]
+    y = list(range(len(labels)))[::-1]
+    ax.barh(y, values, color=colors)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    for yi, v in zip(y, values):
+        ax.text(v, yi, f" {v:.3g}", va="center", fontsize=8)
+    ax.margins(x=0.15)
+    return ax
