@@ -126,20 +126,12 @@ def cmd_hint(args) -> int:
 
 
 def cmd_quiz(args) -> int:
-    from grading import runner
+    from grading import runner, show_quiz
 
     for chapter in runner.load_chapters():
-        if args.target and chapter.number != args.target.zfill(2):
-            continue
-        quiz = getattr(chapter, "quiz", None)
-        if not quiz:
-            continue
-        print(f"Chapter {chapter.number} quiz (answer in exercises/{chapter.module}.py, QUIZ = {{1: 'b', ...}}):")
-        for q in quiz:
-            print(f"\n{q.id}. {q.text}")
-            for key, text in q.choices.items():
-                print(f"   {key}) {text}")
-        print()
+        if chapter.quiz and (not args.target or chapter.number == args.target.zfill(2)):
+            show_quiz(chapter.number)
+            print()
     return 0
 
 

@@ -1,0 +1,16 @@
+"""The course's grading engine: checks per chapter (chNN_*.py) and the machinery `judge.py` uses."""
+
+
+def show_quiz(chapter: str) -> None:
+    """Print a chapter's quiz questions (answers go into the QUIZ dict of its exercise file)."""
+    from .runner import load_chapters
+
+    for c in load_chapters():
+        if c.number == str(chapter).zfill(2) and c.quiz:
+            print(f"Chapter {c.number} quiz: answer in exercises/{c.module}.py, e.g. QUIZ = {{1: 'b', 2: 'a'}}")
+            for q in c.quiz:
+                print(f"\n{q.id}. {q.text}")
+                for key, text in q.choices.items():
+                    print(f"   {key}) {text}")
+            return
+    print(f"Chapter {chapter} has no quiz yet.")
