@@ -1,0 +1,66 @@
+"""The reference models built on the meta device reproduce the published parameter counts."""
+import time
+
+import pytest
+import torch
+
+from lesson_utils.reference_models import (
+    ARITHMETIC_ONLY, REFERENCE_CONFIGS, meta_model, reference_config, vocab_and_width,
+)
+
+# name: (total parameters counted once, V, d, tied) as published for each model
+PUBLISHED = {
+    "GPT-2 small": (124_439_808, 50257, 768, True),
+    "Qwen3-0.6B": (596_049_920, 151936, 1024, True),
+    "Qwen3.5-0.8B": (852_985_920, 248320, 1024, True),
+    "Qwen2.5-7B": (7_615_616_512, 152064, 3584, False),
+    "Llama-3-70B": (70_553_706_496, 128256, 8192, False),
+}
+
+
+def unique_count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
+
+
+def test_every_reference_model_is_covered():
+    assert set(PUBLISHED) == set(REFERENCE_CONFIGS)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_totals(name):
+    total, V, d, tied = PUBLISHED[name]
+    model = meta_model(name)
+    E, W = model.get_input_embeddings().weight, model.get_output_embeddings().weight
+    assert E.device.type == "meta"
+    assert unique_count(model) == total
+    assert tuple(E.shape) == tuple(W.shape) == (V, d) == vocab_and_width(name)
+    assert (W is E) == tied == reference_config(name).tie_word_embeddings
+
+
+def test_qwen35_embedding_and_untied_total():
+    E = meta_model("Qwen3.5-0.8B").get_input_embeddings().weight
+    assert E.numel() == 254_279_680
+    assert unique_count(meta_model("Qwen3.5-0.8B", tied=False)) == 1_107_265_600
+
+
+def test_qwen25_embedding_plus_head():
+    model = meta_model("Qwen2.5-7B")
+    both = model.get_input_embeddings().weight.numel() + model.get_output_embeddings().weight.numel()
+    assert both == 1_089_994_752
+
+
+def test_tied_override_removes_one_table():
+    V, d = vocab_and_width("Llama-3-70B")
+    assert unique_count(meta_model("Llama-3-70B")) - unique_count(meta_model("Llama-3-70B", tied=True)) == V * d
+
+
+def test_gpt3_is_arithmetic_only():
+    assert vocab_and_width("GPT-3 175B") == (50257, 12288)
+    assert "GPT-3 175B" not in REFERENCE_CONFIGS and "GPT-3 175B" in ARITHMETIC_ONLY
+
+
+def test_meta_instantiation_is_fast():
+    meta_model("GPT-2 small")  # imports transformers' modelling code first
+    start = time.perf_counter()
+    meta_model("Llama-3-70B")
+    assert time.perf_counter() - start < 5.0
