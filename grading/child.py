@@ -30,7 +30,11 @@ def plain(value, path="result"):
     if type(value) in ALLOWED_SCALARS:
         return value
     if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
-        return value.detach().cpu().clone()
+        t = value.detach().cpu()
+        # A tensor that covers its whole storage is sent as is, so tensors that share one storage
+        # (tied weights) still share it on the judge side; a view into a larger storage is copied.
+        whole = t.untyped_storage().nbytes() == t.numel() * t.element_size() and t.is_contiguous()
+        return t if whole else t.clone()
     if type(value) in (tuple, list):
         return type(value)(plain(v, f"{path}[{i}]") for i, v in enumerate(value))
     if type(value) is dict:
