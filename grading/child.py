@@ -112,6 +112,10 @@ def main(request_path: str) -> None:
         results = []
         for case in exercise.cases:
             entry = {"name": case.name}
+            if results and results[-1].get("error_type") == "MemoryError":
+                results.append({**entry, "error": "skipped: the previous case ran out of memory",
+                                "error_type": "MemoryError", "seconds": 0.0})
+                continue
             start = time.perf_counter()
             try:
                 if fn is None:

@@ -119,7 +119,7 @@ def _whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -
 
 
 def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, blocked: list[Path],
-               memory_mb: int, checker: _Checker) -> list[ExerciseResult]:
+               memory_mb: int, checker: _Checker, time_limit_s: float | None) -> list[ExerciseResult]:
     """Grade `exercises` of one chapter, restarting the child after a timeout or a crash."""
     results: dict[str, ExerciseResult] = {}
     pending = list(exercises)
@@ -152,7 +152,7 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
                     if current is None:
                         if now - launched > IMPORT_TIMEOUT_S:
                             killed_for = "import"
-                    elif not (out / f"{current.name}.pt").exists() and now - started[current.name] > current.timeout_s:
+                    elif not (out / f"{current.name}.pt").exists() and now - started[current.name] > (time_limit_s or current.timeout_s):
                         killed_for = current.name
                     if killed_for:
                         proc.kill()
@@ -178,7 +178,8 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
                                                "return plain tensors, numbers or tuples of them.")
                 elif e.name == killed_for:
                     results[e.name] = _whole_exercise(
-                        chapter, e, TIMEOUT, f"Stopped after {e.timeout_s:.0f} s: an endless loop, or something far too slow?")
+                        chapter, e, TIMEOUT,
+                        f"Stopped after {time_limit_s or e.timeout_s:.0f} s: an endless loop, or something far too slow?")
                 elif e.name in started:
                     results[e.name] = _whole_exercise(
                         chapter, e, ERROR, f"The grading process ended while running your code (exit code {proc.returncode}): "
@@ -194,8 +195,12 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
 
 
 def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
-          checker: _Checker | None = None) -> list[ExerciseResult]:
-    """Grade the exercise files in `source` (an exercises/ or solutions/ folder)."""
+          checker: _Checker | None = None, time_limit_s: float | None = None) -> list[ExerciseResult]:
+    """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
+
+    memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
+    replaces every exercise's own time limit.
+    """
     source = Path(source).resolve()
     checker = checker or _Checker()
     plan = select(load_chapters(), target)
@@ -211,7 +216,7 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
         learner_file = source / f"{chapter.module}.py"
         if not learner_file.exists():
             return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
-        return _run_child(chapter, exercises, learner_file, blocked, memory_mb, checker)
+        return _run_child(chapter, exercises, learner_file, blocked, memory_mb, checker, time_limit_s)
 
     with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
         return [r for rs in pool.map(one, plan) for r in rs]

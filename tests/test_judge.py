@@ -1,0 +1,232 @@
+"""The judge grades honestly: hostile, crashing or hanging learner code never passes and never stops it."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from grading import runner
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")
+NO_MODEL = "embedding_backward"  # a chapter 01 exercise whose cases do not load the course model
+
+
+def student(tmp_path: Path, body: str, name: str = "ch01_embeddings.py") -> Path:
+    """An exercises folder whose chapter 01 file is the reference solution with `body` appended."""
+    folder = tmp_path / "exercises"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(SOLUTION + "\n" + textwrap.dedent(body), encoding="utf-8")
+    return folder
+
+
+def result(results, name):
+    return next(r for r in results if r.name == name)
+
+
+def grade_backward(tmp_path, body, **kw):
+    return result(runner.grade(student(tmp_path, body), NO_MODEL, **kw), NO_MODEL)
+
+
+def test_reference_solution_passes(tmp_path):
+    assert grade_backward(tmp_path, "").status == runner.PASSED
+
+
+def test_wrong_answer_names_the_mistake(tmp_path):
+    r = grade_backward(tmp_path, """
+        def embedding_backward(grad_out, ids, vocab_size):
+            g = torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
+            g[ids.reshape(-1)] = grad_out.reshape(-1, grad_out.shape[-1])
+            return g
+    """)
+    assert r.status == runner.WRONG
+    failed = [c for c in r.cases if not c.passed]
+    assert failed and "SUM" in failed[0].message and "index" in failed[0].message
+    assert any(c.passed for c in r.cases)  # cases without repeated ids still pass
+
+
+def test_exception_shows_only_the_learners_frames(tmp_path):
+    r = grade_backward(tmp_path, """
+        def embedding_backward(grad_out, ids, vocab_size):
+            return helper(ids)
+
+        def helper(ids):
+            raise ValueError("my own bug")
+    """)
+    assert r.status == runner.ERROR
+    msg = r.cases[0].message
+    assert "my own bug" in msg and "helper" in msg and "grading" not in msg and "child.py" not in msg
+
+
+def test_endless_loop_times_out_and_the_rest_is_still_graded(tmp_path):
+    folder = student(tmp_path, """
+        def row_byte_offset(i, d, dtype):
+            while True:
+                pass
+    """)
+    results = runner.grade(folder, "01", time_limit_s=3)
+    assert result(results, "row_byte_offset").status == runner.TIMEOUT
+    assert result(results, "embedding_backward").status == runner.PASSED
+    assert result(results, "quiz01").status == runner.PASSED
+
+
+@pytest.mark.parametrize("exit_call", ["sys.exit(0)", "os._exit(0)", "raise KeyboardInterrupt"])
+def test_exiting_never_counts_as_a_pass(tmp_path, exit_call):
+    r = grade_backward(tmp_path, f"""
+        import os, sys
+        def embedding_backward(grad_out, ids, vocab_size):
+            {exit_call}
+    """)
+    assert r.status == runner.ERROR
+
+
+def test_memory_hog_is_stopped(tmp_path):
+    r = grade_backward(tmp_path, """
+        def embedding_backward(grad_out, ids, vocab_size):
+            hoard = []
+            while True:
+                hoard.append(bytearray(200_000_000))
+    """, memory_mb=3000)
+    assert r.status == runner.ERROR
+    assert "memory" in r.cases[0].message.lower()
+
+
+def test_printing_a_pass_patching_torch_and_fake_equality_do_not_pass(tmp_path):
+    r = grade_backward(tmp_path, """
+        import torch
+
+        class AlwaysEqual:
+            def __eq__(self, other):
+                return True
+
+        def embedding_backward(grad_out, ids, vocab_size):
+            print("✓ passed  6/6 cases  Score: 5/5 exercises passed.")
+            torch.allclose = lambda *a, **k: True
+            torch.equal = lambda *a, **k: True
+            return AlwaysEqual()
+    """)
+    assert r.status == runner.ERROR
+    assert "cannot read" in r.cases[0].message
+
+
+def test_tensor_subclass_is_refused(tmp_path):
+    r = grade_backward(tmp_path, """
+        class Sneaky(torch.Tensor):
+            def __eq__(self, other):
+                return True
+
+        def embedding_backward(grad_out, ids, vocab_size):
+            return torch.zeros(vocab_size, grad_out.shape[-1]).as_subclass(Sneaky)
+    """)
+    assert r.status == runner.ERROR
+
+
+def test_patched_checks_in_the_learner_process_change_nothing(tmp_path):
+    r = grade_backward(tmp_path, """
+        import grading.compare, grading.ch01_embeddings as c
+        grading.compare.expect_tensor = lambda *a, **k: None
+        for case in c.CHAPTER.exercises[3].cases:
+            case.check = lambda *a, **k: None
+
+        def embedding_backward(grad_out, ids, vocab_size):
+            return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
+    """)
+    assert r.status == runner.WRONG
+
+
+def test_importing_the_solutions_is_refused(tmp_path):
+    r = grade_backward(tmp_path, """
+        def embedding_backward(grad_out, ids, vocab_size):
+            import importlib.util
+            spec = importlib.util.spec_from_file_location("s", r"%s")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            return mod.embedding_backward(grad_out, ids, vocab_size)
+    """ % (REPO / "solutions" / "ch01_embeddings.py"))
+    assert r.status == runner.ERROR
+    assert "solutions is not allowed" in r.cases[0].message
+
+
+def test_broken_file_is_reported_for_every_exercise(tmp_path):
+    results = runner.grade(student(tmp_path, "def oops(:\n"), NO_MODEL)
+    assert results[0].status == runner.ERROR and "SyntaxError" in results[0].cases[0].message
+
+
+def test_exit_at_import_time_is_an_error(tmp_path):
+    results = runner.grade(student(tmp_path, "import sys\nsys.exit(0)\n"), NO_MODEL)
+    assert results[0].status == runner.ERROR
+
+
+def test_untouched_stub_is_not_attempted():
+    results = runner.grade(REPO / "exercises", NO_MODEL)
+    assert results[0].status == runner.NOT_ATTEMPTED
+
+
+def test_quiz_wrong_answer_is_explained(tmp_path):
+    folder = student(tmp_path, "QUIZ = {1: 'a', 2: 'b', 3: 'c', 4: None}\n")
+    r = result(runner.grade(folder, "quiz01"), "quiz01")
+    assert r.status == runner.WRONG
+    assert [c.passed for c in r.cases] == [False, True, True, False]
+    assert "Reread" in r.cases[0].message
+
+
+def run_judge(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "judge.py"), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_reports_and_exit_codes(tmp_path):
+    ok = run_judge("embedding_backward", "--solutions", "--json", str(tmp_path / "r.json"),
+                   "--junit", str(tmp_path / "r.xml"))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["passed"] == data["total"] == 1 and len(data["exercises"][0]["cases"]) >= 5
+    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    assert int(suite.get("tests")) >= 5 and suite.get("failures") == "0"
+    bad = run_judge("embedding_backward")
+    assert bad.returncode == 1 and "not attempted" in bad.stdout
+
+
+def test_hint_and_unknown_names():
+    hint = run_judge("hint", "embedding_backward")
+    assert hint.returncode == 0 and "Hint:" in hint.stdout
+    unknown = run_judge("no_such_exercise")
+    assert unknown.returncode != 0 and "No chapter or exercise" in (unknown.stdout + unknown.stderr)
+
+
+def test_class_gradebook(tmp_path):
+    klass = tmp_path / "class"
+    good = student(klass / "alice", "")
+    shutil.copytree(REPO / "exercises", klass / "alice" / "ex_orig")  # other files are ignored
+    student(klass / "bob", """
+        def embedding_backward(grad_out, ids, vocab_size):
+            return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
+        QUIZ = {1: 'a', 2: 'a', 3: 'a', 4: 'a'}
+    """)
+    student(klass / "mallory", """
+        import os
+        print("Score: 99/99 exercises passed.")
+        os._exit(0)
+    """)
+    assert good.is_dir()
+    book = tmp_path / "grades.csv"
+    proc = run_judge("--class", str(klass), "--gradebook", str(book), "embedding_backward")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {r["student"]: r for r in csv.DictReader(book.open())}
+    assert set(rows) == {"alice", "bob", "mallory"}
+    assert rows["alice"]["embedding_backward"] == "1" and rows["alice"]["passed"] == "1"
+    assert rows["bob"]["embedding_backward"] == "0"
+    assert rows["mallory"]["embedding_backward"] == "0" and rows["mallory"]["passed"] == "0"
+
+
+def test_judge_check_proves_every_stub_fails_and_every_solution_passes():
+    proc = run_judge("check")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "All stubs fail and all solutions pass." in proc.stdout
