@@ -181,7 +181,16 @@ def convert_gguf(gguf: Path, target: Path, verbose: bool = True) -> None:
             if not cache_is_valid(target):  # another process may have just finished the same work
                 raise
         _say(verbose, f"[4/4] Done in {time.perf_counter() - start:.1f} s. Later loads use the cache.")
-    except BaseException:
+    except Exception as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, CourseModelError):
+            raise
+        raise CourseModelError(
+            f"Converting {gguf} failed: {type(exc).__name__}: {exc}\n"
+            "Fix: run `python course.py setup` (or install the versions in constraints.txt), "
+            "then `python judge.py doctor`."
+        ) from exc
+    except BaseException:  # Ctrl+C: leave no partial folder behind
         shutil.rmtree(tmp, ignore_errors=True)
         raise
 
