@@ -1,0 +1,99 @@
+"""Chapter 04 exercises: softmax and sampling.
+
+Fill in each function, then run `python judge.py 04` (or `python judge.py top_p_filter` for one
+exercise). `python judge.py hint top_p_filter` gives a hint without the answer.
+
+The filters must give exactly what transformers' own logits warpers give (TopKLogitsWarper,
+TopPLogitsWarper, MinPLogitsWarper in transformers.generation.logits_process, which keep at least
+one token), on logits of any shape [..., V]: they work along the last dimension.
+"""
+import torch
+from torch import Tensor
+
+
+def softmax(logits: Tensor, dim: int = -1) -> Tensor:
+    """Probabilities exp(x_i) / sum_j exp(x_j) along `dim`, computed without overflow.
+
+    logits:  any shape, any float dtype (keep it). Entries may be huge (1000) or -inf (masked tokens).
+    returns: the same shape; non-negative, summing to 1 along `dim`; -inf entries get probability 0.
+
+    Example: softmax(torch.tensor([1000.0, 1000.0])) -> tensor([0.5000, 0.5000])   (no NaN)
+    """
+    raise NotImplementedError
+
+
+def apply_temperature(logits: Tensor, temperature: float) -> Tensor:
+    """Logits divided by the temperature (T < 1 sharpens the distribution, T > 1 flattens it).
+
+    logits:  [..., V];  temperature: a number > 0, else raise ValueError.
+    returns: [..., V], same dtype: scaled LOGITS, not probabilities.
+
+    Example: apply_temperature(torch.tensor([2.0, 1.0]), 0.5) -> tensor([4., 2.])
+    """
+    raise NotImplementedError
+
+
+def top_k_filter(logits: Tensor, k: int) -> Tensor:
+    """Keep the k largest logits of each row, set the others to -inf.
+
+    logits:  [..., V];  k >= 1 (k >= V keeps everything).
+    returns: [..., V], same dtype. A logit equal to the k-th largest is kept too (ties can keep more than k).
+
+    Example: top_k_filter(torch.tensor([1.0, 3.0, 2.0, 0.0]), 2) -> tensor([-inf, 3., 2., -inf])
+    """
+    raise NotImplementedError
+
+
+def top_p_filter(logits: Tensor, p: float) -> Tensor:
+    """Nucleus filter: keep the most likely tokens until their probability mass reaches p, set the rest to -inf.
+
+    logits:  [..., V];  0 <= p <= 1.
+    returns: [..., V], same dtype. The token whose probability takes the kept mass past p is KEPT;
+             the most likely token is always kept.
+
+    Example: probabilities [0.5, 0.3, 0.15, 0.05] with p = 0.7 keep the first two (0.5 + 0.3 >= 0.7).
+    """
+    raise NotImplementedError
+
+
+def min_p_filter(logits: Tensor, min_p: float) -> Tensor:
+    """Keep tokens whose probability is at least min_p times the top token's probability; others -inf.
+
+    logits:  [..., V];  0 <= min_p <= 1.
+    returns: [..., V], same dtype.
+
+    Example: probabilities [0.6, 0.3, 0.05, 0.05] with min_p = 0.1 (threshold 0.06) keep the first two.
+    """
+    raise NotImplementedError
+
+
+def sample_next_token(logits: Tensor, temperature: float = 1.0, top_k: int | None = None,
+                      top_p: float | None = None, generator: torch.Generator | None = None) -> int:
+    """Pick one token id from next-token logits [V].
+
+    temperature == 0: greedy, return the argmax (no random draw).
+    Otherwise, in the order transformers uses: apply_temperature, then top_k_filter (if top_k is not None),
+    then top_p_filter (if top_p is not None), then softmax over the whole vocabulary [V], then exactly one
+    draw `torch.multinomial(probs, 1, generator=generator)`, so that a seeded generator reproduces it.
+    returns: a Python int.
+
+    Example: sample_next_token(torch.tensor([0.0, 5.0, 1.0]), temperature=0) -> 1
+    """
+    raise NotImplementedError
+
+
+def greedy_generate(model, input_ids: Tensor, max_new_tokens: int) -> Tensor:
+    """Greedy decoding written as an explicit loop over the model's forward pass.
+
+    model:     a transformers causal LM (model(ids).logits has shape [B, T, V]).
+    input_ids: LongTensor [B, T].
+    returns:   LongTensor [B, T + max_new_tokens]: the prompt followed by the new tokens, each the
+               argmax of the logits at the last position. Equal to
+               model.generate(input_ids, do_sample=False, max_new_tokens=max_new_tokens) (no early stop).
+    """
+    raise NotImplementedError
+
+
+# Chapter 04 quiz: `python judge.py quiz 04` prints the questions.
+# Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}
