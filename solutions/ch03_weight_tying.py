@@ -1,0 +1,25 @@
+"""Reference solutions for chapter 03 (weight tying)."""
+from torch import Tensor, nn
+
+
+def tie_weights(embedding: nn.Embedding, head: nn.Linear) -> None:
+    head.weight = embedding.weight
+
+
+def count_parameters(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())  # parameters() yields a shared tensor once
+
+
+def embedding_share(vocab_size: int, d_model: int, total_params: int) -> float:
+    return vocab_size * d_model / total_params
+
+
+def untied_total(vocab_size: int, d_model: int, total_params: int) -> int:
+    return total_params + vocab_size * d_model
+
+
+def rows_with_gradient(grad: Tensor) -> int:
+    return int((grad != 0).any(dim=1).sum())
+
+
+QUIZ = {1: "b", 2: "c", 3: "a", 4: "d"}
