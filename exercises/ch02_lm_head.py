@@ -1,0 +1,60 @@
+"""Chapter 02 exercises: the LM head.
+
+Fill in each function, then run `python judge.py 02` (or `python judge.py lm_head_logits`
+for one exercise). `python judge.py hint lm_head_logits` gives a hint without the answer.
+"""
+import torch
+from torch import LongTensor, Tensor
+
+
+def lm_head_logits(h: Tensor, W: Tensor, b: Tensor | None = None) -> Tensor:
+    """Logits of the LM head: one score per vocabulary token for every position in `h`.
+
+    h: [..., d] final hidden states (any number of leading dimensions, even none).
+    W: [V, d] head weight, one row per token (how nn.Linear(d, V) stores its weight).
+    b: [V] optional bias, or None (most modern models have none).
+    returns: [..., V], same dtype as h.
+
+    Example: h = torch.tensor([1., 2.]); W = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
+             lm_head_logits(h, W) -> tensor([1., 2., 3.])
+    """
+    raise NotImplementedError
+
+
+def top_k_tokens(logits: Tensor, k: int) -> tuple[Tensor, LongTensor]:
+    """The k largest entries of a [V] logit vector and their token ids.
+
+    logits: [V] float tensor (may contain -inf for masked tokens).
+    k: 0 <= k <= V.
+    returns: (values [k], same dtype as logits; ids [k], int64), in descending order of value.
+             Equal values are listed by increasing id (ties go to the lower id).
+
+    Example: top_k_tokens(torch.tensor([1., 3., 3., 2., 3.]), 2) -> (tensor([3., 3.]), tensor([1, 2]))
+    """
+    raise NotImplementedError
+
+
+def lm_head_flops(d: int, V: int, positions: int = 1) -> int:
+    """Arithmetic operations of the LM head on `positions` positions; a multiply-add counts as 2.
+
+    Example: lm_head_flops(2, 3) -> 12   (3 logits, each 2 multiplications and 2 additions)
+    """
+    raise NotImplementedError
+
+
+def logit_contributions(h: Tensor, w: Tensor) -> tuple[Tensor, float]:
+    """How each dimension contributes to the logit <h, w>, and the cosine of the angle between h and w.
+
+    h: [d] a hidden state;  w: [d] one row of the head.
+    returns: (contributions [d], same dtype as h, whose sum is the logit;
+              cos, a Python float in [-1, 1]; 0.0 when h or w is the zero vector).
+
+    Example: logit_contributions(torch.tensor([1., 2.]), torch.tensor([3., -1.]))
+             -> (tensor([3., -2.]), 0.1414...)      (logit 1 = 3 - 2;  1 / (sqrt(5) * sqrt(10)))
+    """
+    raise NotImplementedError
+
+
+# Chapter 02 quiz: `python judge.py quiz 02` prints the questions.
+# Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}
