@@ -44,31 +44,37 @@ MATMUL_OPS = {"matmul", "mm", "bmm", "einsum", "tensordot", "__matmul__", "__rma
 
 
 class _RecordOps(TorchFunctionMode):
+    """Records each torch function called, with the shapes of its tensor arguments."""
+
     def __init__(self):
         super().__init__()
-        self.names: set[str] = set()
+        self.calls: list[tuple[str, list[list[int]]]] = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.names.add(getattr(func, "__name__", str(func)))
+        shapes = [list(a.shape) for a in args if isinstance(a, torch.Tensor)]
+        self.calls.append((getattr(func, "__name__", str(func)), shapes))
         return func(*args, **(kwargs or {}))
 
 
 def _call_recording_ops(fn, inputs):
     with _RecordOps() as rec:
         out = fn(*inputs)
-    return out, sorted(rec.names)
+    return out, rec.calls
 
 
 def _check_onehot(result, inputs):
     if not (isinstance(result, tuple) and len(result) == 2):
         raise CheckFailed("internal: unexpected result format")
-    out, ops = result
+    out, calls = result
     _check_lookup(out, inputs)
     E, ids = inputs
-    if ids.numel() and not MATMUL_OPS & set(ops):
-        raise CheckFailed("Right values, but no matrix product was used (ops seen: "
-                          f"{', '.join(o for o in ops if not o.startswith('_'))[:200]}). This exercise asks for "
-                          "one_hot(ids) @ E, to see that lookup is a product with a one-hot matrix.")
+    products = [shapes for name, shapes in calls if name in MATMUL_OPS]
+    uses_table = any(list(E.shape) in shapes or list(E.T.shape) in shapes for shapes in products)
+    if ids.numel() and not uses_table:
+        seen = sorted({name for name, _ in calls if not name.startswith("_")})
+        raise CheckFailed("Right values, but E itself never went into a matrix product (ops seen: "
+                          f"{', '.join(seen)[:200]}). This exercise asks for one_hot(ids) @ E, to see that "
+                          "lookup is a product of a one-hot matrix [*, V] with the whole table [V, d].")
 
 
 def _check_offset(out, inputs):
@@ -127,7 +133,13 @@ def _check_backward(out, inputs):
         g[ids.reshape(-1)] = grad_out.reshape(-1, grad_out.shape[-1])
         return g
 
+    def averaged():
+        counts = torch.bincount(ids.reshape(-1), minlength=V).clamp(min=1).to(expected.dtype)
+        return expected / counts[:, None]
+
     expect_tensor(out, expected, "gradient of E", atol=1e-6, rtol=1e-6, mistakes=[
+        ("repeated ids were averaged. A row used twice must receive the SUM of its gradients (each use "
+         "contributes to the loss separately): use index_add_ or scatter_add_ without dividing.", averaged),
         ("repeated ids overwrote each other (g[ids] = grad_out). A row used twice must receive the SUM "
          "of its gradients: use index_add_ or scatter_add_.", overwritten),
     ])
@@ -150,8 +162,8 @@ CHAPTER = Chapter(
         Exercise(
             "lookup_onehot", "the same rows through one_hot(ids) @ E",
             [Case(n, m, _check_onehot, _call_recording_ops) for n, m in LOOKUP_INPUTS.items()],
-            hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it to E's "
-                 "dtype before the product with E ([V, d]).",
+            hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
+                 ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E ([V, d]).",
             uses_course_model=True,
         ),
         Exercise(
