@@ -91,6 +91,7 @@ def _observe_tying(fn, inputs):
         obs["embedding_after_step"] = emb.weight.detach().clone()
         obs["head_after_step"] = head.weight.detach().clone()
         obs["bias_after_step"] = head.bias.detach().clone() if head.bias is not None else None
+        obs["pair"] = (emb.weight, head.weight)  # sent as is: the judge sees whether they share storage
     return obs
 
 
@@ -121,7 +122,7 @@ def _check_tying(obs, inputs):
     expected = emb.weight.detach()
     emb_moved = float((obs["embedding_after_step"] - E0).abs().max())
     head_moved = float((obs["head_after_step"] - E0).abs().max())
-    if not obs["same_storage"]:
+    if not (obs["same_storage"] and _same_storage(*obs["pair"])):
         raise CheckFailed(
             "Copied instead of shared: head.weight has the embedding's values but lives in its own memory "
             "(a different storage), so the two drift apart as soon as one is trained. Measured: after one SGD "
