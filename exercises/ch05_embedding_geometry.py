@@ -1,0 +1,58 @@
+"""Chapter 05 exercises: embedding geometry and PCA.
+
+Fill in each function, then run `python judge.py 05` (or `python judge.py pca` for one exercise).
+`python judge.py hint pca` gives a hint without the answer.
+"""
+import torch
+from torch import Tensor
+
+
+def cosine_neighbors(E: Tensor, index: int, k: int) -> Tensor:
+    """The k rows of E most similar to row `index` by cosine similarity, most similar first.
+
+    E:     [n, d] float table; no row is all zeros, but row lengths can differ a lot.
+    index: the query row, 0 <= index < n. It is never part of the answer.
+    k:     how many neighbours, 1 <= k <= n - 1.
+    returns: LongTensor [k] of row indices. Rows with the same similarity (duplicate rows,
+             for instance) come lower index first.
+
+    Example: E = torch.tensor([[1., 0.], [10., 1.], [0., 1.], [2., 0.]])
+             cosine_neighbors(E, 0, 2) -> tensor([3, 1])
+             (row 3 points exactly the same way, cos 1.0; row 1 almost, cos 0.995)
+    """
+    raise NotImplementedError
+
+
+def pca(X: Tensor, k: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Principal component analysis of the rows of X, keeping the top k components.
+
+    X: [n, d] float data, one sample per row, NOT centred. 1 <= k <= min(n, d).
+    returns (projections, components, ratio), all in X's dtype:
+      components:  [k, d], one unit-length direction per ROW, mutually orthogonal, largest variance
+                   first. A component may point either way: -v is as good an answer as v.
+      projections: [n, k], the coordinates of each row of X along the components, measured from the
+                   mean row (flip a component and its column of projections flips with it).
+      ratio:       [k], the fraction of X's total variance that each component explains.
+
+    Example: X = torch.tensor([[0., 0.], [2., 0.], [4., 1.], [6., 1.]])
+             pca(X, 1) -> projections ~ [[-3.040], [-1.079], [1.079], [3.040]] (or all signs flipped),
+                          components ~ [[0.980, 0.198]] (or its negative), ratio ~ [0.991]
+    """
+    raise NotImplementedError
+
+
+def explained_variance_ratio(X: Tensor) -> Tensor:
+    """The fraction of X's total variance explained by each principal component, largest first.
+
+    X: [n, d] float data, one sample per row, not centred.
+    returns: [min(n, d)] in X's dtype, in decreasing order; the values sum to 1.
+
+    Example: X = torch.tensor([[0., 0.], [2., 0.], [4., 1.], [6., 1.]])
+             explained_variance_ratio(X) -> ~[0.991, 0.009]
+    """
+    raise NotImplementedError
+
+
+# Chapter 05 quiz: `python judge.py quiz 05` prints the questions.
+# Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -1,0 +1,35 @@
+"""The chapter 05 word-map plot labels every point, colours by group and accepts 2-D and 3-D coordinates."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from lesson_utils.geometry_plots import group_colors, plot_word_map  # noqa: E402
+
+WORDS = [" one", " two", " red", " blue", " cat"]
+GROUPS = ["numbers", "numbers", "colours", "colours", "animals"]
+
+
+def test_group_colors_one_per_group_in_order():
+    colors = group_colors(GROUPS)
+    assert list(colors) == ["numbers", "colours", "animals"]
+    assert len(set(colors.values())) == 3
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_every_word_labelled_and_every_group_in_legend(dims):
+    coords = torch.randn(len(WORDS), dims, generator=torch.Generator().manual_seed(0))
+    ax = plot_word_map(coords, WORDS, GROUPS, title="t", axis_labels=["x", "y", "z"][:dims])
+    assert sorted(t.get_text().strip() for t in ax.texts) == sorted(w.strip() for w in WORDS)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["numbers", "colours", "animals"]
+    assert ax.get_xlabel() == "x" and ax.get_title() == "t"
+    plt.close("all")
+
+
+def test_rejects_bad_shapes():
+    with pytest.raises(ValueError):
+        plot_word_map(torch.zeros(5, 4), WORDS, GROUPS)
+    with pytest.raises(ValueError):
+        plot_word_map(torch.zeros(4, 2), WORDS, GROUPS)
