@@ -1,0 +1,351 @@
+"""Checks for chapter 06, the logit lens (exercises/ch06_logit_lens.py).
+
+The judge's lens does not read `output_hidden_states`: it records each block's raw output
+with forward hooks, applies the final norm and the LM head itself, and takes the last row
+from the model's own logits. So a learner result that agrees with it agrees with the model.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import torch
+from torch.distributions import Categorical, kl_divergence
+
+from .compare import CheckFailed, expect_tensor, expect_that, seeded
+from .fixtures import course_model
+from .spec import Case, Chapter, Exercise, Question
+
+FRANCE = "The capital of France is"
+ARCHS = ("llama", "qwen3", "gpt2")
+
+# ---------------------------------------------------------------- models and the judge's own lens
+
+
+def blocks_and_final_norm(model):
+    """(the list of blocks, the final norm) of a llama/qwen3 (`model.norm`) or gpt2 (`transformer.ln_f`) model."""
+    base = model.base_model
+    for blocks, norm in (("layers", "norm"), ("h", "ln_f")):
+        if hasattr(base, blocks) and hasattr(base, norm):
+            return getattr(base, blocks), getattr(base, norm)
+    raise ValueError(f"Do not know where the blocks and the final norm of {type(model).__name__} are.")
+
+
+def tiny_lens_model(arch: str, seed: int, num_layers: int = 3, tied: bool = True, vocab_size: int = 96):
+    """A tiny random model whose final norm has non-trivial gains (and bias), so norm(norm(x)) != norm(x).
+
+    A freshly initialised norm has gain 1 and bias 0, and applying it twice changes almost
+    nothing; a trained one does not. Embeddings get unit scale so the distributions are peaked.
+    """
+    from lesson_utils import tiny_model
+
+    model = tiny_model(arch, vocab_size=vocab_size, hidden_size=32, num_layers=num_layers, tied=tied, seed=seed)
+    g = seeded(1000 + seed)
+    _, norm = blocks_and_final_norm(model)
+    with torch.no_grad():
+        norm.weight.copy_(1 + 0.5 * torch.randn(norm.weight.shape, generator=g))
+        if getattr(norm, "bias", None) is not None:
+            norm.bias.copy_(0.3 * torch.randn(norm.bias.shape, generator=g))
+        emb = model.get_input_embeddings().weight
+        emb.copy_(torch.randn(emb.shape, generator=g))
+        if not tied:
+            head = model.get_output_embeddings().weight
+            head.copy_(torch.randn(head.shape, generator=g))
+    return model
+
+
+def _first_tensor(x):
+    return x[0] if isinstance(x, (tuple, list)) else x
+
+
+@torch.no_grad()
+def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, torch.Tensor]:
+    """The lens and its wrong variants at one position, from forward hooks (not output_hidden_states).
+
+    raw[i]: the residual stream after i blocks (raw[0] is the input of the first block);
+    normed[i] = final_norm(raw[i]); logits: the model's own final logits.
+    """
+    blocks, norm = blocks_and_final_norm(model)
+    states = []
+
+    def pre_hook(_module, args, kwargs):
+        states.append(args[0] if args else kwargs["hidden_states"])
+
+    hooks = [blocks[0].register_forward_pre_hook(pre_hook, with_kwargs=True)]
+    hooks += [b.register_forward_hook(lambda _m, _a, out: states.append(_first_tensor(out))) for b in blocks]
+    try:
+        logits = model(input_ids).logits[0, position].float()
+    finally:
+        for h in hooks:
+            h.remove()
+    raw = torch.stack([s[0, position] for s in states]).float()  # [N + 1, d]
+    head = model.get_output_embeddings()
+    normed = norm(raw)
+    lens_logits = head(normed)
+    if not torch.allclose(lens_logits[-1], logits, atol=1e-3, rtol=1e-3):  # the judge's own sanity check
+        raise RuntimeError("internal: final norm + head of the last block's output differs from the model's logits")
+    return {"raw": raw, "normed": normed, "lens_logits": lens_logits, "logits": logits,
+            "head": head, "norm": norm}
+
+
+def reference_lens(model, input_ids: torch.Tensor, j: dict | None = None) -> torch.Tensor:
+    """Log-probabilities at the last position for every layer, [N + 1, V], last row from the model's logits."""
+    j = j or judge_lens(model, input_ids)
+    rows = torch.cat([j["lens_logits"][:-1], j["logits"][None]])
+    return rows.log_softmax(-1)
+
+
+@lru_cache(maxsize=1)
+def course_lens_france() -> tuple[torch.Tensor, int]:
+    """The course model's lens on 'The capital of France is' and the id of ' Paris'."""
+    model, tok = course_model()
+    ids = tok(FRANCE, return_tensors="pt").input_ids
+    return reference_lens(model, ids), tok(" Paris").input_ids[0]
+
+
+# ---------------------------------------------------------------- logit_lens
+
+
+def _tiny_case(arch, seed, layers=3, tied=True, tokens=6):
+    def make():
+        model = tiny_lens_model(arch, seed, num_layers=layers, tied=tied)
+        ids = torch.randint(0, model.config.vocab_size, (1, tokens), generator=seeded(seed))
+        return model, ids
+    return make
+
+
+def _course_case():
+    model, tok = course_model()
+    return model, tok(FRANCE, return_tensors="pt").input_ids
+
+
+LENS_INPUTS = {
+    "tiny random llama, 3 blocks, 6 tokens (final norm: model.norm)": _tiny_case("llama", 1),
+    "tiny random qwen3, 4 blocks, 5 tokens (final norm: model.norm)": _tiny_case("qwen3", 2, layers=4, tokens=5),
+    "tiny random gpt2, 3 blocks (final norm: transformer.ln_f, a LayerNorm with bias)": _tiny_case("gpt2", 3),
+    "tiny random llama with an UNTIED head (lm_head is not the embedding)": _tiny_case("llama", 4, tied=False),
+    "a one-token prompt (T = 1), tiny gpt2, 2 blocks": _tiny_case("gpt2", 5, layers=2, tokens=1),
+    "tiny qwen3 with a single block (2 rows)": _tiny_case("qwen3", 6, layers=1, tokens=4),
+    f"the course model, {FRANCE!r}": _course_case,
+}
+
+
+def _lens_mistakes(model, ids, expected, j):
+    head, norm, raw, final = j["head"], j["norm"], j["raw"], j["logits"]
+
+    def skipped():  # hidden_states[-1] is already normed, so the last row comes out right
+        return torch.cat([head(raw[:-1]), final[None]]).log_softmax(-1)
+
+    def twice():
+        return torch.cat([j["lens_logits"][:-1], head(norm(norm(raw[-1])))[None]]).log_softmax(-1)
+
+    yield ("final norm skipped: the intermediate states went straight into the LM head. Every block "
+           "output must pass through the model's final norm (model.base_model.norm or .ln_f) first; "
+           "only the last hidden state already has it.", skipped)
+    yield ("final norm skipped on every row, including the raw output of the last block.",
+           lambda: head(raw).log_softmax(-1))
+    yield ("final norm applied twice to the last state: in transformers 5 the last entry of "
+           "output_hidden_states is already normed (it is what the LM head reads). Normalise every "
+           "entry except the last.", twice)
+    yield ("final norm applied twice to the last state, and skipped on the others: the norm went on the wrong rows.",
+           lambda: torch.cat([head(raw[:-1]), head(norm(norm(raw[-1])))[None]]).log_softmax(-1))
+    yield ("you returned probabilities; the exercise asks for log-probabilities (log_softmax).", lambda: expected.exp())
+    yield ("you returned logits; apply log_softmax over the vocabulary.",
+           lambda: torch.cat([j["lens_logits"][:-1], final[None]]))
+    yield ("the embedding row is missing: hidden_states[0] (before any block) is layer 0 of the lens.",
+           lambda: expected[1:])
+    yield ("one row short at the end: the lens has num_layers + 1 rows, the last from the final state.",
+           lambda: expected[:-1])
+    if model.get_output_embeddings().weight is not model.get_input_embeddings().weight:
+        E = model.get_input_embeddings().weight
+        yield ("you used the input embedding as the head; this model is untied: use model.get_output_embeddings() "
+               "(or model.lm_head).", lambda: torch.cat([j["normed"][:-1] @ E.T, final[None]]).log_softmax(-1))
+    if ids.shape[-1] > 1:
+        def first_position():
+            first = judge_lens(model, ids, position=0)
+            return torch.cat([first["lens_logits"][:-1], first["logits"][None]]).log_softmax(-1)
+
+        yield "you took the first position; the lens reads the LAST position ([:, -1]).", first_position
+
+
+def _check_lens(out, inputs):
+    model, ids = inputs
+    j = judge_lens(model, ids)
+    expected = reference_lens(model, ids, j)
+    mistakes = list(_lens_mistakes(model, ids, expected, j))
+    n = model.config.num_hidden_layers
+    if isinstance(out, torch.Tensor) and out.shape == expected.shape:
+        own = j["logits"].log_softmax(-1)  # the model's own final prediction
+        expect_tensor(out[-1], own, f"last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
+                                    f"the model's own prediction)", atol=1e-4, rtol=1e-4, check_dtype=False,
+                      mistakes=[(m, (lambda w=w: (w() if callable(w) else w)[-1])) for m, w in mistakes])
+    expect_tensor(out, expected, f"lens [num_layers + 1 = {n + 1}, V = {expected.shape[1]}]", atol=1e-4, rtol=1e-4,
+                  mistakes=mistakes)
+
+
+# ---------------------------------------------------------------- target_rank_by_layer
+
+
+def _random_lens(layers, vocab, seed, scale=2.0, dtype=torch.float32):
+    return (scale * torch.randn(layers, vocab, generator=seeded(seed), dtype=torch.float64)).log_softmax(-1).to(dtype)
+
+
+def _top_everywhere():
+    lens = _random_lens(4, 25, 21)
+    lens[:, 7] = 1.0  # larger than every log-probability
+    return lens.log_softmax(-1), 7
+
+
+def _bottom_and_last():
+    lens = _random_lens(3, 40, 22)
+    lens[1, 39] = -100.0
+    return lens, 39
+
+
+def _with_uniform_layer():
+    lens = _random_lens(4, 16, 23)
+    lens[0] = -torch.log(torch.tensor(16.0))  # a layer with no opinion: every token tied
+    return lens, 5
+
+
+RANK_INPUTS = {
+    "random lens [5, 20], target 3": lambda: (_random_lens(5, 20, 20), 3),
+    "target is the top token at every layer (all ranks 0)": _top_everywhere,
+    "target id V - 1, the least likely token at layer 1 (rank V - 1)": _bottom_and_last,
+    "a uniform layer: all tokens tied, so the rank is 0 (count strictly larger values)": _with_uniform_layer,
+    "a single layer [1, 50], target 0": lambda: (_random_lens(1, 50, 24), 0),
+    "float64 lens [3, 30]": lambda: (_random_lens(3, 30, 25, dtype=torch.float64), 12),
+    f"the course model's lens on {FRANCE!r}, target ' Paris'": course_lens_france,
+}
+
+
+def _reference_ranks(lens: torch.Tensor, target: int) -> torch.Tensor:
+    from scipy.stats import rankdata  # imported here: it takes a second, and only the judge needs it
+
+    # scipy ranks -lens with ties sharing the smallest rank; 1-based, so subtract 1
+    return torch.tensor([int(rankdata(-row, method="min")[target]) - 1 for row in lens.double().numpy()])
+
+
+def _check_rank(out, inputs):
+    lens, target = inputs
+    expected = _reference_ranks(lens, target)
+    t = lens[:, target:target + 1]
+    stable = torch.argsort(lens, dim=-1, descending=True, stable=True)
+    expect_tensor(out, expected, f"rank of token {target} per layer", atol=0, rtol=0, mistakes=[
+        ("your ranks start at 1; rank 0 means the target is the top token.", lambda: expected + 1),
+        ("you took argsort(...)[:, target_id]: that is the id of the token AT rank target_id. You need the rank "
+         "OF target_id: the number of tokens with a larger value.", lambda: stable[:, target]),
+        ("you counted from the bottom (smaller values); rank 0 is the most likely token.",
+         lambda: (lens < t).sum(-1)),
+        ("you returned the top token id per layer (argmax), not the target's rank.", lambda: lens.argmax(-1)),
+        ("ties: you used the position in a sorted order; the rank counts only strictly larger values, so "
+         "tied tokens share the better rank.", lambda: (stable == target).nonzero()[:, 1]),
+        ("you counted values >= the target's, which includes the target itself.", lambda: (lens >= t).sum(-1)),
+    ])
+
+
+# ---------------------------------------------------------------- kl_to_final
+
+
+def _uniform_vs_peaked():
+    final = (torch.arange(10.0) * -1.5).log_softmax(-1)
+    uniform = torch.full((10,), -torch.log(torch.tensor(10.0)).item())
+    return (torch.stack([uniform, _random_lens(1, 10, 31)[0], final]),)
+
+
+KL_INPUTS = {
+    "random lens [6, 30]": lambda: (_random_lens(6, 30, 30),),
+    "a uniform layer against a peaked final distribution (KL = log V - entropy)": _uniform_vs_peaked,
+    "identical layers: all zero": lambda: (_random_lens(1, 12, 32).repeat(4, 1),),
+    "a single layer: [0.]": lambda: (_random_lens(1, 8, 33),),
+    "float64 lens keeps float64": lambda: (_random_lens(4, 20, 34, dtype=torch.float64),),
+    "sharp distributions (scale 8), where the direction of KL matters": lambda: (_random_lens(5, 15, 35, scale=8.0),),
+    f"the course model's lens on {FRANCE!r}": lambda: (course_lens_france()[0],),
+}
+
+
+def _check_kl(out, inputs):
+    (lens,) = inputs
+    L = lens.shape[0]
+    final = Categorical(logits=lens[-1].double().expand_as(lens))
+    expected = kl_divergence(final, Categorical(logits=lens.double())).to(lens.dtype)
+    expected[-1] = 0  # exactly, not a rounding error
+    p = lens[-1].exp()
+    reverse = (lens.exp() * (lens - lens[-1])).sum(-1)
+    expect_tensor(out, expected, "KL(final || layer) per layer", atol=1e-5, rtol=1e-4, mistakes=[
+        ("you computed KL(layer || final), the other direction: weight by the FINAL distribution, "
+         "sum p_final * (log p_final - log p_layer). With F.kl_div(input, target), input is the layer's "
+         "log-probabilities and target the final's.", reverse),
+        ("you averaged over the vocabulary (reduction='mean' divides by V); KL sums over tokens.",
+         lambda: (p * (lens[-1] - lens)).sum(-1) / lens.shape[1]),
+        ("you weighted by the final LOG-probabilities; the weights are probabilities: exp() them.",
+         lambda: (lens[-1] * (lens[-1] - lens)).sum(-1)),
+        ("you reduced over the layers as well; return one KL per layer, shape [num_layers + 1].",
+         lambda: (p * (lens[-1] - lens)).sum() / L),
+        ("you reduced over the layers as well (reduction='batchmean' or a total sum); return one value per layer.",
+         lambda: (p * (lens[-1] - lens)).sum()),
+    ])
+    expect_that(float(out[-1]) == 0.0, "KL of the final layer with itself must be exactly 0.")
+
+
+# ---------------------------------------------------------------- the chapter
+
+CHAPTER = Chapter(
+    number="06",
+    module="ch06_logit_lens",
+    title="The logit lens",
+    exercises=[
+        Exercise(
+            "logit_lens", "final norm + LM head on every layer's state at the last position -> [N + 1, V] log-probs",
+            [Case(n, m, _check_lens) for n, m in LENS_INPUTS.items()],
+            hint="model(input_ids, output_hidden_states=True).hidden_states holds N + 1 tensors [1, T, d]. "
+                 "Find the final norm on model.base_model (.norm for llama/qwen3, .ln_f for gpt2) and the head "
+                 "with model.get_output_embeddings(). Then ask yourself which of the N + 1 states has already "
+                 "been through the final norm: compare the last one with model(...).logits.",
+            timeout_s=120.0,
+            uses_course_model=True,
+        ),
+        Exercise(
+            "target_rank_by_layer", "rank of one token in every row of a lens (0 = top)",
+            [Case(n, m, _check_rank) for n, m in RANK_INPUTS.items()],
+            hint="The rank of the target in a row is how many tokens score strictly higher than it. "
+                 "Compare the whole row with the target's column (keep the dimension) and count.",
+            timeout_s=60.0,
+            uses_course_model=True,
+        ),
+        Exercise(
+            "kl_to_final", "KL(final || layer) for every layer of a lens, zero for the last",
+            [Case(n, m, _check_kl) for n, m in KL_INPUTS.items()],
+            hint="KL(P || Q) = sum_v P(v) * (log P(v) - log Q(v)) with P the final distribution (the last row, "
+                 "exponentiated) and Q each layer's. Broadcasting the last row against all rows does it at once.",
+            timeout_s=60.0,
+            uses_course_model=True,
+        ),
+    ],
+    quiz=[
+        Question(1, "A model with N transformer blocks, called with output_hidden_states=True, returns how many "
+                    "hidden states?",
+                 {"a": "N", "b": "N + 1", "c": "N - 1", "d": "2N, one after attention and one after the MLP"},
+                 "040332a2ad158477b9d9", "Reread 'What output_hidden_states returns' in notebook 06."),
+        Question(2, "In transformers 5, the LAST entry of output_hidden_states is:",
+                 {"a": "the raw output of the last block", "b": "the logits",
+                  "c": "the last block's output after the final norm: exactly what the LM head reads",
+                  "d": "the embedding output"},
+                 "b31a8b6a011075748663", "Reread 'What output_hidden_states returns' and the forward hook in notebook 06."),
+        Question(3, "The logit lens decodes an intermediate residual-stream state by:",
+                 {"a": "applying the LM head to it directly",
+                  "b": "applying the model's final norm, then the LM head, as if it were the last layer",
+                  "c": "running it through the remaining blocks", "d": "taking its nearest embedding row by Euclidean distance"},
+                 "f53e28566fe6b344ac3b", "Reread 'The lens on the real model' in notebook 06."),
+        Question(4, "On running text, the lens at layer 0 of a tied model mostly predicts the input token itself. Why?",
+                 {"a": "attention copies the previous token", "b": "the tokenizer repeats tokens",
+                  "c": "layer 0 is that token's embedding row, and the tied head scores the token with its own row: "
+                       "a sum of squares weighted by the (mostly positive) norm gains",
+                  "d": "the final norm removes every other token"},
+                 "e04ac06e1be72f209c2b", "Reread 'Layer 0 predicts the input token' in notebook 06."),
+        Question(5, "You skip the final norm for the intermediate layers. What do you see?",
+                 {"a": "the same picture, only a little noisier",
+                  "b": "confident but meaningless tokens in the middle layers, and KL to the final distribution far larger",
+                  "c": "the answer appears earlier", "d": "an error: the shapes no longer match"},
+                 "f0ac199662e462a37b8d", "Reread 'Two classic mistakes' in notebook 06."),
+    ],
+)
