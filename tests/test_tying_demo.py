@@ -1,0 +1,50 @@
+"""The chapter 03 demo helpers: generated corpus, batches, training loop."""
+import torch
+from torch import nn
+
+from lesson_utils.tying_demo import random_batch, single_thread, smooth, token_losses, toy_corpus, train_lm
+
+
+def test_corpus_is_deterministic_and_well_formed():
+    a, b = toy_corpus(200, seed=3), toy_corpus(200, seed=3)
+    assert torch.equal(a.ids, b.ids) and a.vocab == b.vocab
+    assert len(set(a.vocab)) == len(a.vocab) == len(a.word_class)
+    assert int(a.ids.max()) < len(a.vocab) and int((a.ids == 0).sum()) == 200  # one "." per sentence
+    classes = [a.word_class[i] for i in a.ids[:4].tolist()]
+    assert classes[0] == "DET" and "NOUN" in classes
+    assert not torch.equal(toy_corpus(200, seed=4).ids[:50], a.ids[:50])
+
+
+def test_random_batch_targets_are_shifted_inputs():
+    ids = torch.arange(100)
+    x, y = random_batch(ids, 4, 8, torch.Generator().manual_seed(0))
+    assert x.shape == y.shape == (4, 8) and torch.equal(y, x + 1)
+
+
+class Bigram(nn.Module):
+    def __init__(self, V):
+        super().__init__()
+        self.table = nn.Embedding(V, V)
+
+    def forward(self, ids):
+        return self.table(ids)
+
+
+def test_training_lowers_the_loss_and_restores_threads():
+    corpus = toy_corpus(300, seed=0)
+    V = len(corpus.vocab)
+    threads = torch.get_num_threads()
+    torch.manual_seed(0)
+    model = Bigram(V)
+    before = float(token_losses(model, corpus.ids, 16)[0].mean())
+    curve = train_lm(model, corpus.ids, steps=30, batch_size=8, context=16, lr=0.1, seed=0)
+    losses, inputs = token_losses(model, corpus.ids, 16)
+    assert len(curve) == 30 and float(losses.mean()) < before
+    assert losses.shape == inputs.shape and torch.get_num_threads() == threads
+    with single_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == threads
+
+
+def test_smooth_is_a_running_mean():
+    assert smooth([1.0, 3.0, 5.0, 7.0], window=2) == [1.0, 2.0, 4.0, 6.0]
