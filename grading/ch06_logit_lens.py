@@ -6,6 +6,7 @@ from the model's own logits. So a learner result that agrees with it agrees with
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import lru_cache
 
 import torch
@@ -57,6 +58,17 @@ def _first_tensor(x):
     return x[0] if isinstance(x, (tuple, list)) else x
 
 
+@contextmanager
+def _one_thread():
+    """Run small forward passes on one thread: with several threads on a busy machine they can take seconds."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 @torch.no_grad()
 def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, torch.Tensor]:
     """The lens and its wrong variants at one position, from forward hooks (not output_hidden_states).
@@ -73,7 +85,8 @@ def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, 
     hooks = [blocks[0].register_forward_pre_hook(pre_hook, with_kwargs=True)]
     hooks += [b.register_forward_hook(lambda _m, _a, out: states.append(_first_tensor(out))) for b in blocks]
     try:
-        logits = model(input_ids).logits[0, position].float()
+        with _one_thread():
+            logits = model(input_ids).logits[0, position].float()
     finally:
         for h in hooks:
             h.remove()
@@ -158,7 +171,7 @@ def _lens_mistakes(model, ids, expected, j):
     if model.get_output_embeddings().weight is not model.get_input_embeddings().weight:
         E = model.get_input_embeddings().weight
         yield ("you used the input embedding as the head; this model is untied: use model.get_output_embeddings() "
-               "(or model.lm_head).", lambda: torch.cat([j["normed"][:-1] @ E.T, final[None]]).log_softmax(-1))
+               "(or model.lm_head).", lambda: (j["normed"] @ E.T).log_softmax(-1))
     if ids.shape[-1] > 1:
         def first_position():
             first = judge_lens(model, ids, position=0)
@@ -230,17 +243,25 @@ def _check_rank(out, inputs):
     expected = _reference_ranks(lens, target)
     t = lens[:, target:target + 1]
     stable = torch.argsort(lens, dim=-1, descending=True, stable=True)
-    expect_tensor(out, expected, f"rank of token {target} per layer", atol=0, rtol=0, mistakes=[
+    sorted_position = (stable == target).nonzero()[:, 1]
+    mistakes = [
         ("your ranks start at 1; rank 0 means the target is the top token.", lambda: expected + 1),
         ("you took argsort(...)[:, target_id]: that is the id of the token AT rank target_id. You need the rank "
          "OF target_id: the number of tokens with a larger value.", lambda: stable[:, target]),
         ("you counted from the bottom (smaller values); rank 0 is the most likely token.",
          lambda: (lens < t).sum(-1)),
         ("you returned the top token id per layer (argmax), not the target's rank.", lambda: lens.argmax(-1)),
-        ("ties: you used the position in a sorted order; the rank counts only strictly larger values, so "
-         "tied tokens share the better rank.", lambda: (stable == target).nonzero()[:, 1]),
         ("you counted values >= the target's, which includes the target itself.", lambda: (lens >= t).sum(-1)),
-    ])
+    ]
+    if not torch.equal(sorted_position, expected):  # only where ties make the two differ
+        mistakes.append(("ties: you used the position in a sorted order; the rank counts only strictly larger "
+                         "values, so tied tokens share the better rank.", sorted_position))
+    what = f"rank of token {target} per layer"
+    if isinstance(out, torch.Tensor) and out.dtype != torch.long:
+        expect_tensor(out, expected.to(out.dtype), what, atol=0, rtol=0, check_dtype=False, mistakes=mistakes)
+        raise CheckFailed(f"{what}: the values are right, but the dtype is {out.dtype}. A rank is a count: return "
+                          "a LongTensor (int64), e.g. the .sum() of a bool tensor, or .long().")
+    expect_tensor(out, expected, what, atol=0, rtol=0, mistakes=mistakes)
 
 
 # ---------------------------------------------------------------- kl_to_final
