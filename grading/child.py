@@ -35,6 +35,8 @@ def plain(value, path="result"):
         # (tied weights) still share it on the judge side; a view into a larger storage is copied.
         whole = t.untyped_storage().nbytes() == t.numel() * t.element_size() and t.is_contiguous()
         return t if whole else t.clone()
+    if isinstance(value, tuple) and type(value).__module__ == "torch.return_types":  # e.g. topk's (values, indices)
+        value = tuple(value)
     if type(value) in (tuple, list):
         return type(value)(plain(v, f"{path}[{i}]") for i, v in enumerate(value))
     if type(value) is dict:

@@ -73,11 +73,11 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, ato
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), expected.shape)) if expected.dim() else ()
     finite = torch.isfinite(g) & torch.isfinite(e)
     diff = (g - e).abs()
-    max_err = float(diff[finite].max()) if bool(finite.any()) else float("nan")
+    max_err = f"{float(diff[finite].max()):.3g}" if bool(finite.any()) else "n/a (no finite pairs)"
     bad = int((~close).sum())
     msg = (f"{what}: {bad} of {expected.numel()} values differ. First at index {list(index)}: "
            f"expected {e[index].item():.6g}, got {g[index].item():.6g}. "
-           f"Max abs error {max_err:.3g} (tolerance atol={atol:g}, rtol={rtol:g}).")
+           f"Max abs error over finite values {max_err} (tolerance atol={atol:g}, rtol={rtol:g}).")
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
         msg += " Your result contains NaN."
     raise CheckFailed(msg + named_mistake(got, mistakes, atol, rtol))

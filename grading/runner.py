@@ -218,5 +218,10 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
             return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
         return _run_child(chapter, exercises, learner_file, blocked, memory_mb, checker, time_limit_s)
 
-    with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
-        return [r for rs in pool.map(one, plan) for r in rs]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+    try:
+        with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
+            return [r for rs in pool.map(one, plan) for r in rs]
+    finally:
+        torch.set_num_threads(threads)
