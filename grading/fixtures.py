@@ -1,6 +1,7 @@
 """Inputs shared by several chapters' checks, built once per process."""
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import torch
@@ -8,9 +9,17 @@ import torch
 CAT_PROMPT = "The cat sat on the"
 
 
-@lru_cache(maxsize=1)
+_course_model_lock = threading.Lock()
+
+
 def course_model():
-    """(model, tokenizer) of the course model, loaded once per process."""
+    """(model, tokenizer) of the course model, loaded once per process (the judge grades chapters in threads)."""
+    with _course_model_lock:
+        return _load_course_model_once()
+
+
+@lru_cache(maxsize=1)
+def _load_course_model_once():
     from lesson_utils import load_course_model
 
     return load_course_model(verbose=False)
