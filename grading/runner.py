@@ -208,6 +208,8 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
         from lesson_utils.course_model import ensure_course_model
 
         ensure_course_model()  # build the cache once here, not concurrently in the children
+        from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM  # noqa: F401  (import once,
+        # before the grading threads: transformers' lazy imports are not safe to race)
     is_solutions = source == (REPO / "solutions").resolve()
     blocked = [] if is_solutions else [p for p in {REPO / "solutions", source.parent / "solutions"} if p.exists()]
 
