@@ -22,10 +22,10 @@ def top_k_filter(logits: Tensor, k: int) -> Tensor:
 
 
 def top_p_filter(logits: Tensor, p: float) -> Tensor:
-    probs, order = softmax(logits).sort(dim=-1)  # ascending: least likely first
-    # Drop tokens from the bottom while the dropped mass stays <= 1 - p; the token that would
-    # push it past 1 - p is the one whose inclusion makes the kept mass reach p: it stays.
-    drop_sorted = probs.cumsum(dim=-1) <= 1 - p
+    sorted_logits, order = logits.sort(dim=-1)  # ascending: least likely first
+    # Drop tokens from the bottom while the dropped mass stays <= 1 - p. The token that would push it
+    # past 1 - p is the one whose inclusion makes the kept mass reach p: it stays.
+    drop_sorted = softmax(sorted_logits).cumsum(dim=-1) <= 1 - p
     drop_sorted[..., -1] = False  # always keep the most likely token
     drop = drop_sorted.scatter(-1, order, drop_sorted)
     return logits.masked_fill(drop, float("-inf"))

@@ -1,0 +1,139 @@
+"""Figures for chapter 04 (softmax and sampling): reshaped next-token distributions and an interactive view.
+
+Nothing here samples or filters by itself: the notebook passes in its own functions, so the
+figures always show exactly what the learner's code does.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+import torch
+
+from .display import token_label
+
+Warp = Callable[[torch.Tensor, float, int, float], torch.Tensor]  # (logits, T, top_k, top_p) -> probabilities
+
+
+def plot_reshaped(labels: Sequence[str], before: Sequence[float], after: Sequence[float], title: str = "",
+                  before_name: str = "before", after_name: str = "after", ax=None):
+    """Grouped horizontal bars: each token's probability before and after a change (largest first at the top).
+
+    A token the change removed (probability 0 after) is marked with an 'x' at zero.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(labels)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 0.32 * n + 1.4))
+    y = torch.arange(n, dtype=torch.float64).flip(0)
+    ax.barh(y + 0.2, list(before), height=0.4, color="tab:gray", alpha=0.55, label=before_name)
+    ax.barh(y - 0.2, list(after), height=0.4, color="tab:blue", label=after_name)
+    removed = [float(yi) - 0.2 for yi, a in zip(y.tolist(), after) if a == 0]
+    if removed:
+        ax.plot([0] * len(removed), removed, "x", color="tab:red", label="removed")
+    ax.set_yticks(y.tolist(), list(labels))
+    ax.set_xlabel("probability")
+    ax.legend(loc="lower right", fontsize=8)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_frequencies(labels: Sequence[str], probs: Sequence[float], freqs: Sequence[float], title: str = "", ax=None):
+    """Vertical grouped bars: model probability next to the observed frequency of each token."""
+    import matplotlib.pyplot as plt
+
+    n = len(labels)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(6.0, 0.55 * n), 3.6))
+    x = torch.arange(n, dtype=torch.float64)
+    ax.bar(x - 0.2, list(probs), width=0.4, color="tab:blue", label="probability")
+    ax.bar(x + 0.2, list(freqs), width=0.4, color="tab:orange", label="observed frequency")
+    ax.set_xticks(x.tolist(), list(labels), rotation=60, ha="right")
+    ax.set_ylabel("share")
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def widget_frontend_likely() -> bool:
+    """False where sliders cannot be shown: no IPython kernel, no ipywidgets, or a headless runner.
+
+    A kernel cannot see whether a browser is attached, so the known headless runners are detected:
+    pytest (nbval sets PYTEST_VERSION in the kernel's environment) and nbconvert/nbclient (which keep
+    the IPython history in memory). Pass `interactive=` explicitly to override.
+    """
+    try:
+        from IPython import get_ipython
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    if "PYTEST_VERSION" in os.environ:
+        return False
+    hist = getattr(getattr(shell, "history_manager", None), "hist_file", "")
+    return str(hist) != ":memory:"
+
+
+def _top_tokens(logits: torch.Tensor, top: int) -> torch.Tensor:
+    return torch.topk(logits, top).indices
+
+
+def show_distribution(logits: torch.Tensor, tokenizer, warp: Warp, temperature: float = 1.0, top_k: int = 0,
+                      top_p: float = 1.0, top: int = 15, ax=None):
+    """One static panel: the `top` most likely tokens at T = 1, before and after `warp(logits, T, k, p)`."""
+    base = torch.softmax(logits.double(), -1)
+    after = warp(logits, temperature, top_k, top_p).double()
+    ids = _top_tokens(logits, top)
+    kept = int((after > 0).sum())
+    ax = plot_reshaped([token_label(tokenizer, i) for i in ids.tolist()], base[ids].tolist(), after[ids].tolist(),
+                       f"T = {temperature:g}, top-k = {top_k or 'off'}, top-p = {top_p:g}: {kept:,} tokens kept",
+                       "T = 1, no filter", "after", ax=ax)
+    return ax
+
+
+STATIC_SETTINGS = ((1.0, 0, 0.9), (0.5, 0, 1.0), (1.5, 0, 1.0), (0.7, 50, 0.9))
+
+
+def interactive_distribution(logits: torch.Tensor, tokenizer, warp: Warp, top: int = 15,
+                             interactive: bool | None = None, static_settings=STATIC_SETTINGS) -> None:
+    """Sliders for temperature, top-k and top-p that redraw the distribution; static figures without a frontend.
+
+    warp(logits, temperature, top_k, top_p) -> probabilities [V]; top_k = 0 and top_p = 1 mean 'off'.
+    Without a widget frontend, one panel per (temperature, top_k, top_p) in `static_settings` is drawn.
+    """
+    import matplotlib.pyplot as plt
+
+    if interactive is None:
+        interactive = widget_frontend_likely()
+    if not interactive:
+        print("No widget frontend here: static panels for a few settings instead of sliders.")
+        cols = 2
+        rows = (len(static_settings) + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(13, rows * (0.32 * top + 1.6)), squeeze=False)
+        for ax, (t, k, p) in zip(axes.flat, static_settings):
+            show_distribution(logits, tokenizer, warp, t, k, p, top, ax=ax)
+        for ax in list(axes.flat)[len(static_settings):]:
+            ax.set_visible(False)
+        fig.tight_layout()
+        plt.show()
+        return
+    import ipywidgets as w
+    from IPython.display import display
+
+    sliders = {
+        "temperature": w.FloatLogSlider(value=1.0, base=10, min=-1, max=0.6, step=0.02, description="temperature"),
+        "top_k": w.IntSlider(value=0, min=0, max=100, description="top-k (0=off)"),
+        "top_p": w.FloatSlider(value=0.9, min=0.05, max=1.0, step=0.01, description="top-p"),
+    }
+
+    def draw(temperature: float, top_k: int, top_p: float) -> None:
+        show_distribution(logits, tokenizer, warp, temperature, top_k, top_p, top)
+        plt.show()
+
+    out = w.interactive_output(draw, sliders)
+    display(w.VBox([w.HBox(list(sliders.values())), out]))
