@@ -715,7 +715,7 @@ CHAPTER = Chapter(
                   "b": "applies top-p to the original logits, then divides by 0.7",
                   "c": "applies only top-p: the temperature is ignored when top_p is set",
                   "d": "samples once with each setting and averages the two tokens"},
-                 "fbb68a75abfe9f9e5424", "Reread 'Temperature + top-p, in transformers' order' in notebook 04."),
+                 "fbb68a75abfe9f9e5424", "Reread 'Temperature + top-p, in the order transformers applies them' in notebook 04."),
         Question(5, "In a tied model without bias, multiplying the final hidden vector h by 2 is the same as:",
                  {"a": "temperature 2", "b": "adding 2 to every logit", "c": "temperature 0.5", "d": "no change"},
                  "ea613ae0dfcb30a29920", "Reread 'Scaling h is a temperature' in notebook 04."),
