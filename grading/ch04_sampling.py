@@ -6,7 +6,6 @@ torch.multinomial with an identically seeded generator, and model.generate(do_sa
 """
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 
 import torch
