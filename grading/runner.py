@@ -48,7 +48,14 @@ class ExerciseResult:
 def load_chapters() -> list[Chapter]:
     """Every `grading/chNN_*.py` module's CHAPTER, in chapter order."""
     names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name[:2] == "ch" and m.name[2:4].isdigit())
-    return [importlib.import_module(f"grading.{n}").CHAPTER for n in names]
+    chapters = []
+    for n in names:
+        try:
+            chapters.append(importlib.import_module(f"grading.{n}").CHAPTER)
+        except Exception as exc:
+            raise SystemExit(f"The course's own checks in grading/{n}.py fail to load ({type(exc).__name__}: {exc}). "
+                             "This is a bug in the course, not in your exercises: update your copy of the course.")
+    return chapters
 
 
 def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, list[Exercise]]]:
