@@ -7,6 +7,7 @@ this process prints, patches or returns as an object can make a case pass.
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import importlib.util
 import json
@@ -69,11 +70,18 @@ def limit_resources(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def guard_solutions(blocked: list[str]) -> None:
-    """Refuse any file access inside the reference-solution folders (audit hooks cannot be removed)."""
+def guard_learner(blocked: list[str]) -> None:
+    """Refuse file access inside the reference-solution folders, and starting other programs.
+
+    Audit hooks cannot be removed once added. This stops the usual ways of reading the answers
+    (open, import, listing, `cat` in a subprocess); it is not a sandbox against native code.
+    """
     roots = [os.path.realpath(b) + os.sep for b in blocked]
+    spawning = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "pty.spawn")
 
     def hook(event, args):
+        if event in spawning:
+            raise PermissionError("Starting other programs is not allowed while grading.")
         if event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes, os.PathLike)):
             try:
                 p = os.path.realpath(os.fsdecode(args[0])) + os.sep
@@ -94,8 +102,8 @@ def main(request_path: str) -> None:
     torch.set_num_threads(req.get("threads", 1))
     chapter = importlib.import_module(f"grading.{req['chapter_module']}").CHAPTER
     by_name = {e.name: e for e in chapter.exercises}
-    guard_solutions(req["blocked_dirs"])
 
+    guard_learner(req["blocked_dirs"])
     learner_file = os.path.abspath(req["learner_file"])
     try:
         spec = importlib.util.spec_from_file_location(f"learner_{req['chapter_module']}", learner_file)
@@ -109,10 +117,13 @@ def main(request_path: str) -> None:
 
     for name in req["exercises"]:
         exercise = by_name[name]
+        # Inputs are built before the clock starts, and each case gets its own deep copy, so code that
+        # modifies its arguments in place cannot change the inputs of later cases.
+        prepared = [case.make_inputs() for case in exercise.cases]
         (out / f"{name}.started").touch()
         fn = getattr(module, "QUIZ" if exercise.is_quiz else name, None)
         results = []
-        for case in exercise.cases:
+        for case, shared_inputs in zip(exercise.cases, prepared):
             entry = {"name": case.name}
             if results and results[-1].get("error_type") == "MemoryError":
                 results.append({**entry, "error": "skipped: the previous case ran out of memory",
@@ -122,8 +133,8 @@ def main(request_path: str) -> None:
             try:
                 if fn is None:
                     raise NotImplementedError(f"{Path(learner_file).name} has no {name}")
-                inputs = case.make_inputs()
-                start = time.perf_counter()  # time the learner's code, not the input building
+                inputs = copy.deepcopy(shared_inputs)
+                start = time.perf_counter()  # time the learner's code only
                 output = case.call(fn, inputs) if case.call else fn(*inputs)
                 entry["seconds"] = time.perf_counter() - start
                 entry["output"] = plain(output)

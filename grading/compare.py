@@ -44,7 +44,10 @@ def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> boo
 def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4) -> str:
     """The explanation of the first mistake whose wrong result `got` reproduces, else ''."""
     for explanation, wrong in mistakes or ():
-        wrong_value = wrong() if callable(wrong) else wrong
+        try:
+            wrong_value = wrong() if callable(wrong) else wrong
+        except Exception:  # a mistake that cannot be reproduced on this input explains nothing
+            continue
         if matches(got, wrong_value, atol, rtol):
             return f"\n  Likely mistake: {explanation}"
     return ""

@@ -8,6 +8,7 @@ import pkgutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -75,10 +76,15 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
 
 
 class _Checker:
-    """Runs the judge-side checks; case inputs are built once and reused across students."""
+    """Runs the judge-side checks; case inputs are built once and reused across students.
+
+    Checks run one at a time under a lock, inside `torch.random.fork_rng`, so that chapters graded
+    in parallel threads never interleave their use of torch's global random generator.
+    """
 
     def __init__(self):
         self._inputs: dict[tuple[str, str, int], tuple] = {}
+        self._lock = threading.Lock()
 
     def inputs(self, chapter: Chapter, ex: Exercise, i: int) -> tuple:
         key = (chapter.module, ex.name, i)
@@ -86,7 +92,16 @@ class _Checker:
             self._inputs[key] = ex.cases[i].make_inputs()
         return self._inputs[key]
 
-    def grade(self, chapter: Chapter, ex: Exercise, raw: list[dict]) -> ExerciseResult:
+    def grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
+        with self._lock, torch.random.fork_rng():
+            return self._grade(chapter, ex, raw)
+
+    def _grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
+        expected_names = [c.name for c in ex.cases]
+        if (not isinstance(raw, list) or [e.get("name") if isinstance(e, dict) else None for e in raw] != expected_names
+                or not expected_names):
+            return _whole_exercise(chapter, ex, ERROR, "The grading process sent back results that do not match this "
+                                                       "exercise's cases; they were not trusted.")
         cases, not_impl = [], 0
         for i, entry in enumerate(raw):
             case = ex.cases[i]
@@ -107,14 +122,16 @@ class _Checker:
                     res.message = "not answered yet"
                 except CheckFailed as exc:
                     res.message = str(exc)
-                except Exception as exc:  # a result so odd the comparison itself failed
-                    res.message = f"could not compare your result ({type(exc).__name__}: {exc})"
+                except Exception as exc:  # an odd result type, or a bug in the check itself
+                    res.message = (f"the check could not process your result "
+                                   f"({type(exc).__name__}: {exc}). If your result has the documented type and "
+                                   "shape, this may be a bug in the course's checks: please report it.")
             cases.append(res)
         if all(c.passed for c in cases):
             status = PASSED
         elif not_impl == len(cases):
             status = NOT_ATTEMPTED
-        elif any(c.message.startswith("your code raised") for c in cases):
+        elif any(c.message.startswith(("your code raised", "the check could not")) for c in cases):
             status = ERROR
         else:
             status = WRONG

@@ -230,3 +230,36 @@ def test_judge_check_proves_every_stub_fails_and_every_solution_passes():
     proc = run_judge("check")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "All stubs fail and all solutions pass." in proc.stdout
+
+
+def test_forged_result_files_are_not_trusted(tmp_path):
+    folder = student(tmp_path, """
+        import os, torch
+        for name in ["lookup", "lookup_onehot", "row_byte_offset", "embedding_backward", "quiz01"]:
+            torch.save([], f"{name}.pt")
+        os._exit(0)
+    """)
+    results = runner.grade(folder, "01")
+    assert not any(r.passed for r in results)
+
+
+def test_reading_solutions_through_another_program_is_refused(tmp_path):
+    r = grade_backward(tmp_path, """
+        import subprocess
+        def embedding_backward(grad_out, ids, vocab_size):
+            subprocess.run(["cat", r"%s"], check=True)
+            raise ValueError("unreachable")
+    """ % (REPO / "solutions" / "ch01_embeddings.py"))
+    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message
+
+
+def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
+    folder = student(tmp_path, """
+        def lookup(E, ids):
+            rows = E[ids].clone()
+            E.zero_()  # vandalise the shared table of the course model after use
+            return rows
+    """)
+    results = runner.grade(folder, "01")
+    assert result(results, "lookup").status == runner.PASSED
+    assert result(results, "lookup_onehot").status == runner.PASSED  # still sees the real table
