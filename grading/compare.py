@@ -120,3 +120,11 @@ def seeded(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+
+
+def expect_tuple(got: Any, n: int, what: str = "result") -> tuple:
+    """Raise CheckFailed unless `got` is a tuple (or list) of n items; return it as a tuple."""
+    if not isinstance(got, (tuple, list)) or len(got) != n:
+        kind = f"a {type(got).__name__}" + (f" of {len(got)} items" if isinstance(got, (tuple, list)) else "")
+        raise CheckFailed(f"{what}: expected a tuple of {n} items, got {kind}.")
+    return tuple(got)

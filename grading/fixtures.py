@@ -43,3 +43,31 @@ def random_table(vocab: int, dim: int, seed: int, dtype: torch.dtype = torch.flo
 def random_ids(vocab: int, shape: tuple[int, ...], seed: int) -> torch.Tensor:
     """Integer ids in [0, vocab), deterministic for a seed."""
     return torch.randint(0, vocab, shape, generator=torch.Generator().manual_seed(seed))
+
+
+def token_id(text: str) -> int:
+    """The id of `text` under the course tokenizer; it must be exactly one token."""
+    ids = course_ids(text)
+    if ids.numel() != 1:
+        raise ValueError(f"{text!r} is {ids.numel()} tokens, not one")
+    return int(ids[0])
+
+
+def random_tensor(shape: tuple[int, ...], seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Standard normal values times `scale`, of any shape, deterministic for a seed."""
+    return (scale * torch.randn(shape, generator=torch.Generator().manual_seed(seed))).to(dtype)
+
+
+@lru_cache(maxsize=None)
+def cached_tiny_model(arch: str, seed: int = 0, **kwargs):
+    """`lesson_utils.tiny_model(arch, seed=seed, **kwargs)`, built once per process without
+    disturbing torch's global random generator."""
+    from lesson_utils import tiny_model
+
+    with torch.random.fork_rng():
+        return tiny_model(arch, seed=seed, **kwargs)
+
+
+def ranked_ids(values: torch.Tensor) -> torch.Tensor:
+    """Indices of `values` (last dim) from largest to smallest; equal values go to the lower index."""
+    return torch.sort(values, dim=-1, descending=True, stable=True).indices
