@@ -33,6 +33,8 @@ def lookup_onehot(E: Tensor, ids: Tensor) -> Tensor:
 def row_byte_offset(i: int, d: int, dtype: torch.dtype) -> int:
     """Byte offset of row `i` from the start of a contiguous (row-major) [V, d] table of `dtype`.
 
+    dtype may be any torch dtype, floating point or integer (torch.int8 tables exist too).
+
     Example: row_byte_offset(2, 3, torch.float32) -> 24   (2 rows * 3 values * 4 bytes)
     """
     raise NotImplementedError

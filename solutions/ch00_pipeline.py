@@ -1,0 +1,3 @@
+"""Reference answers for chapter 00 (the quiz only)."""
+
+QUIZ = {1: "c", 2: "b", 3: "b", 4: "b"}
