@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .compare import CheckFailed, expect_equal, expect_float, expect_tensor, expect_that
-from .fixtures import CAT_PROMPT, course_ids, course_model, random_table
+from .compare import CheckFailed, expect_equal, expect_float, expect_tensor, expect_that, expect_tuple
+from .fixtures import CAT_PROMPT, course_ids, course_model, random_table, ranked_ids, token_id
 from .spec import Case, Chapter, Exercise, Question
 
 # ---------------------------------------------------------------- the real model's numbers
@@ -19,23 +19,13 @@ from .spec import Case, Chapter, Exercise, Question
 def _cat_forward() -> tuple[torch.Tensor, torch.Tensor]:
     """(final-normed hidden states [T, d], the model's own logits [T, V]) for the cat prompt."""
     model, _ = course_model()
-    ids = course_ids(CAT_PROMPT)[None]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the learner's process and the judge's must build bit-identical inputs
-    try:
-        with torch.no_grad():
-            out = model(ids, output_hidden_states=True)
-    finally:
-        torch.set_num_threads(threads)
+    with torch.no_grad():
+        out = model(course_ids(CAT_PROMPT)[None], output_hidden_states=True)
     return out.hidden_states[-1][0], out.logits[0]
 
 
 def _head_weight() -> torch.Tensor:
     return course_model()[0].lm_head.weight.detach()
-
-
-def _token_id(text: str) -> int:
-    return int(course_ids(text)[0])
 
 
 # ---------------------------------------------------------------- lm_head_logits
@@ -114,29 +104,20 @@ TOPK_INPUTS = {
 }
 
 
-def _call_topk(fn, inputs):
-    out = fn(*inputs)
-    return tuple(out) if isinstance(out, tuple) else out  # torch.topk's named tuple -> a plain tuple
-
-
 def _reference_topk(logits: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-    x = logits.double().numpy()
-    order = np.lexsort((np.arange(x.shape[0]), -x))[:k]  # primary: larger value; then: lower id
-    ids = torch.from_numpy(order.astype(np.int64))
+    ids = ranked_ids(logits)[:k]  # larger value first, equal values by increasing id
     return logits[ids], ids
 
 
 def _check_topk(out, inputs):
     logits, k = inputs
     values, ids = _reference_topk(logits, k)
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise CheckFailed(f"expected a pair (values, ids), got {type(out).__name__}.")
-    got_values, got_ids = out
+    got_values, got_ids = expect_tuple(out, 2, "(values, ids)")
     if (isinstance(got_values, torch.Tensor) and isinstance(got_ids, torch.Tensor) and logits.is_floating_point()
             and not got_values.is_floating_point() and got_ids.is_floating_point()):
         raise CheckFailed("you returned (ids, values): return (values, ids), like torch.topk.")
     probs = torch.softmax(logits.double(), dim=-1)
-    ascending = torch.from_numpy(np.lexsort((np.arange(logits.shape[0]), logits.double().numpy()))[:k].astype(np.int64))
+    ascending = torch.sort(logits, stable=True).indices[:k]  # the k smallest, equal values by increasing id
     expect_tensor(got_values, values, f"top-{k} values", atol=0, rtol=0, mistakes=[
         ("you took the k SMALLEST values: sort in descending order.", lambda: logits[ascending]),
         ("you returned probabilities: the values asked for are the logits themselves.",
@@ -202,7 +183,7 @@ def _toy_pair(case: str):
 
 def _real_pair(which: str):
     h_last = _cat_forward()[0][-1].clone()
-    j = _token_id(" cat") if which == "cat" else int(_cat_forward()[1][-1].argmin())
+    j = token_id(" cat") if which == "cat" else int(_cat_forward()[1][-1].argmin())
     return h_last, _head_weight()[j].clone()
 
 
@@ -212,6 +193,7 @@ CONTRIB_INPUTS = {
     "toy 8-d, opposite (cos = -1)": lambda: _toy_pair("opposite"),
     "random 16-d pair, float64": lambda: (random_table(1, 16, 53, torch.float64)[0], random_table(1, 16, 54, torch.float64)[0]),
     "h is the zero vector (cos = 0.0 by convention)": lambda: (torch.zeros(5), random_table(1, 5, 55)[0]),
+    "w is the zero vector (cos = 0.0 by convention)": lambda: (random_table(1, 5, 56)[0], torch.zeros(5)),
     "real: h_last of 'The cat sat on the' and the head row of ' cat'": lambda: _real_pair("cat"),
     "real: h_last and the row of the lowest-scoring token": lambda: _real_pair("lowest"),
 }
@@ -219,9 +201,7 @@ CONTRIB_INPUTS = {
 
 def _check_contributions(out, inputs):
     h, w = inputs
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise CheckFailed(f"expected a pair (contributions, cos), got {type(out).__name__}.")
-    contributions, cos = out
+    contributions, cos = expect_tuple(out, 2, "(contributions, cos)")
     hd, wd = h.double(), w.double()
     expected = (hd * wd).to(h.dtype)
     expect_tensor(contributions, expected, "per-dimension contributions h[i] * w[i]", atol=1e-6, rtol=1e-5, mistakes=[
@@ -238,7 +218,7 @@ def _check_contributions(out, inputs):
     ref_cos = float(F.cosine_similarity(hd, wd, dim=0))
     dot = float(hd @ wd)
     wrong = [("you returned the dot product (the logit), not the cosine: divide by |h| |w|.", dot)]
-    if ref_cos > -1 and ref_cos < 1 and (hd.norm() > 0):
+    if -1 < ref_cos < 1 and hd.norm() > 0 and wd.norm() > 0:
         wrong += [
             ("you returned the angle in radians: the cosine is asked for.", float(np.arccos(ref_cos))),
             ("you returned the angle in degrees: the cosine is asked for.", float(np.degrees(np.arccos(ref_cos)))),
@@ -248,6 +228,9 @@ def _check_contributions(out, inputs):
         ]
     expect_that(not isinstance(cos, torch.Tensor) or cos.numel() == 1,
                 "cos: expected one number (a float), got a tensor of several values.")
+    value = cos.item() if isinstance(cos, torch.Tensor) else cos
+    expect_that(not (isinstance(value, float) and np.isnan(value)),
+                "cos: you returned NaN. A zero vector has no direction, so |h| |w| = 0: return 0.0 in that case.")
     expect_float(cos, ref_cos, "cosine of the angle between h and w", atol=1e-5, rtol=1e-5, mistakes=wrong)
 
 
@@ -267,7 +250,7 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "top_k_tokens", "the k largest logits and their ids, descending, ties to the lower id",
-            [Case(n, m, _check_topk, _call_topk) for n, m in TOPK_INPUTS.items()],
+            [Case(n, m, _check_topk) for n, m in TOPK_INPUTS.items()],
             hint="torch.topk makes no promise about the order of equal values. A stable sort keeps equal values in "
                  "their original (id) order: look at torch.sort's arguments. Return (values, ids), ids as int64.",
             uses_course_model=True,
@@ -291,10 +274,10 @@ CHAPTER = Chapter(
                  {"a": "[d, V]", "b": "[d, d]", "c": "[V, d]", "d": "[V, V]"},
                  "7eb10e8c912c3601f6e4", "Reread 'The head is one matrix' in notebook 02."),
         Question(2, "What is row j of the LM head weight?",
-                 {"a": "a one-hot vector that marks token j",
+                 {"a": "V numbers, one per vocabulary entry: how often each token followed token j in training",
                   "b": "a learned d-dimensional vector; token j's logit is its inner product with h",
-                  "c": "the average hidden state of every prompt that was followed by token j",
-                  "d": "the probability of token j in each of the d dimensions"},
+                  "c": "a fixed random vector drawn at initialisation and never changed by training",
+                  "d": "the hidden state the model produced the last time it emitted token j, kept as a cache"},
                  "b36d505eca3323aeb496", "Reread 'Each logit is an inner product' in notebook 02."),
         Question(3, "To generate the token after a 1,000-token prompt, for how many positions must the prefill "
                     "compute the LM head?",
