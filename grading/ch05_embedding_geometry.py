@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from .compare import CheckFailed, expect_tensor, named_mistake, seeded
-from .fixtures import course_embedding, course_ids, random_table
+from .compare import CheckFailed, expect_tensor, expect_tuple, named_mistake
+from .fixtures import course_embedding, course_ids, random_table, random_tensor, ranked_ids
 from .spec import Case, Chapter, Exercise, Question
 
 TIE = 1e-12  # float64 similarities this close are the same number (duplicate or power-of-two scaled rows)
@@ -17,10 +17,9 @@ TIE = 1e-12  # float64 similarities this close are the same number (duplicate or
 
 
 def _different_norms() -> torch.Tensor:
-    """30 x 8 rows whose lengths range from 0.01 to 100, so the dot product ranks them differently."""
-    g = seeded(31)
-    scales = 10 ** (torch.rand(30, 1, generator=g) * 4 - 2)
-    return random_table(30, 8, 32) * scales
+    """30 x 8 rows whose lengths range from 0.01 to 100 (in shuffled order), so the dot product ranks them differently."""
+    exponents = torch.linspace(-2, 2, 30)[torch.argsort(random_tensor((30,), 31))]
+    return random_table(30, 8, 32) * 10 ** exponents[:, None]
 
 
 def _with_ties() -> torch.Tensor:
@@ -72,7 +71,7 @@ def _cosines(E: torch.Tensor, index: int) -> torch.Tensor:
 def _ranked(scores: torch.Tensor, exclude: int | None, descending: bool = True) -> torch.Tensor:
     """Indices by score (ties within TIE: lower index first), `exclude` left out."""
     key = torch.round(scores / TIE) * TIE  # equal within rounding noise -> equal keys
-    order = torch.sort(key, descending=descending, stable=True).indices
+    order = ranked_ids(key if descending else -key)
     return order[order != exclude] if exclude is not None else order
 
 
@@ -139,10 +138,9 @@ def _check_neighbors(out, inputs):
 def _data(n: int, scales: list[float], seed: int, dtype=torch.float64, mean_size: float = 1.0) -> torch.Tensor:
     """n rows whose variance along random orthogonal directions is spread as `scales`, plus a random mean."""
     d = len(scales)
-    g = seeded(seed)
-    Q, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
-    X = torch.randn(n, d, generator=g, dtype=torch.float64) * torch.tensor(scales, dtype=torch.float64) @ Q
-    return (X + mean_size * torch.randn(d, generator=g, dtype=torch.float64)).to(dtype)
+    Q, _ = torch.linalg.qr(random_tensor((d, d), seed, dtype=torch.float64))
+    X = random_tensor((n, d), seed + 1000, dtype=torch.float64) * torch.tensor(scales, dtype=torch.float64) @ Q
+    return (X + random_tensor((d,), seed + 2000, scale=mean_size, dtype=torch.float64)).to(dtype)
 
 
 def _wide(seed: int) -> torch.Tensor:
@@ -190,7 +188,8 @@ def _sklearn(X: torch.Tensor):
     key = hashlib.sha256(X.contiguous().numpy().tobytes()).digest() + str((X.dtype, tuple(X.shape))).encode()
     if key not in _REFERENCE_CACHE:
         X64 = X.double().numpy()
-        with threadpool_limits(1):  # one LAPACK thread: fast for these sizes, and steady on a busy machine
+        # The judge limits torch to one thread, not numpy's BLAS: without this, LAPACK threads fight on a busy machine
+        with threadpool_limits(1):
             p = PCA(svd_solver="full").fit(X64)
         as_t = torch.from_numpy
         _REFERENCE_CACHE.clear()
@@ -246,10 +245,7 @@ def _check_ratio_values(got, X: torch.Tensor, k: int, what: str) -> None:
 def _check_pca(out, inputs):
     X, k = inputs
     n, d = X.shape
-    if not (isinstance(out, (tuple, list)) and len(out) == 3):
-        raise CheckFailed(f"expected a tuple (projections, components, ratio), got {type(out).__name__}"
-                          + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "") + ".")
-    proj, comps, ratio = out
+    proj, comps, ratio = expect_tuple(out, 3, "pca(X, k) -> (projections, components, ratio)")
     for value, name in ((proj, "projections"), (comps, "components"), (ratio, "ratio")):
         if not isinstance(value, torch.Tensor):
             raise CheckFailed(f"{name}: expected a tensor, got {type(value).__name__}.")
@@ -348,7 +344,7 @@ CHAPTER = Chapter(
         ),
     ],
     quiz=[
-        Question(1, "You rank the neighbours of ' three' by the dot product E @ E[i] instead of the cosine. "
+        Question(1, "You rank the neighbours of ' Monday' by the dot product E @ E[i] instead of the cosine. "
                     "What goes wrong?",
                  {"a": "nothing: the order is the same", "b": "long rows rank high whatever their direction",
                   "c": "only that it is slower", "d": "the token itself is left out automatically"},

@@ -47,3 +47,46 @@ def plot_word_map(coords: torch.Tensor, words: Sequence[str], groups: Sequence[s
     if legend:
         ax.legend(fontsize=8, loc="best", title="group", title_fontsize=8)
     return ax
+
+
+def compact_png(fig, colors: int = 256) -> str | None:
+    """`fig` as a base64 PNG with a palette of `colors` colours (about a third of a full-colour PNG's size).
+
+    Renders like IPython's inline backend (the figure's dpi, tight bounding box); None for an empty figure.
+    """
+    import base64
+    import io
+
+    from PIL import Image
+
+    if not fig.axes:
+        return None
+    full = io.BytesIO()
+    fig.savefig(full, format="png", dpi=fig.dpi, bbox_inches="tight", facecolor=fig.get_facecolor())
+    image = Image.open(io.BytesIO(full.getvalue())).convert("RGB").quantize(colors)
+    small = io.BytesIO()
+    image.save(small, format="png", optimize=True)
+    return base64.b64encode(small.getvalue()).decode("ascii")
+
+
+def use_compact_figures(colors: int = 256) -> bool:
+    """Make `plt.show()` in this Jupyter kernel store figures as palette PNGs (see `compact_png`).
+
+    Keeps notebooks with many figures small. Returns False (and changes nothing) outside IPython.
+    """
+    from functools import partial
+
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    plt.switch_backend(matplotlib.get_backend())  # load the inline backend now, or it would re-register its own
+    shell.display_formatter.formatters["image/png"].for_type(Figure, partial(compact_png, colors=colors))
+    return True

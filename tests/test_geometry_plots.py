@@ -33,3 +33,24 @@ def test_rejects_bad_shapes():
         plot_word_map(torch.zeros(5, 4), WORDS, GROUPS)
     with pytest.raises(ValueError):
         plot_word_map(torch.zeros(4, 2), WORDS, GROUPS)
+
+
+def test_compact_png_is_a_smaller_palette_png_of_the_same_size():
+    import base64
+    import io
+
+    from PIL import Image
+
+    from lesson_utils.geometry_plots import compact_png, use_compact_figures
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.hexbin(*torch.randn(2, 5000, generator=torch.Generator().manual_seed(1)).tolist(), gridsize=30, cmap="Blues")
+    full = io.BytesIO()
+    fig.savefig(full, format="png", dpi=fig.dpi, bbox_inches="tight")
+    small = base64.b64decode(compact_png(fig))
+    image = Image.open(io.BytesIO(small))
+    assert image.mode == "P" and image.size == Image.open(io.BytesIO(full.getvalue())).size
+    assert len(small) < len(full.getvalue())
+    assert compact_png(plt.figure()) is None
+    assert use_compact_figures() is False  # no IPython kernel under pytest
+    plt.close("all")
