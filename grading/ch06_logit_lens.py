@@ -6,14 +6,14 @@ from the model's own logits. So a learner result that agrees with it agrees with
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
+import copy
 from functools import lru_cache
 
 import torch
 from torch.distributions import Categorical, kl_divergence
 
 from .compare import CheckFailed, expect_tensor, expect_that, seeded
-from .fixtures import course_model
+from .fixtures import cached_tiny_model, course_model, random_ids, random_tensor, token_id
 from .spec import Case, Chapter, Exercise, Question
 
 FRANCE = "The capital of France is"
@@ -36,10 +36,11 @@ def tiny_lens_model(arch: str, seed: int, num_layers: int = 3, tied: bool = True
 
     A freshly initialised norm has gain 1 and bias 0, and applying it twice changes almost
     nothing; a trained one does not. Embeddings get unit scale so the distributions are peaked.
+    The changes go on a deep copy of the cached model, drawn from a seeded generator: deterministic,
+    and the cached model stays as built.
     """
-    from lesson_utils import tiny_model
-
-    model = tiny_model(arch, vocab_size=vocab_size, hidden_size=32, num_layers=num_layers, tied=tied, seed=seed)
+    model = copy.deepcopy(cached_tiny_model(arch, seed, vocab_size=vocab_size, hidden_size=32,
+                                            num_layers=num_layers, tied=tied))
     g = seeded(1000 + seed)
     _, norm = blocks_and_final_norm(model)
     with torch.no_grad():
@@ -58,17 +59,6 @@ def _first_tensor(x):
     return x[0] if isinstance(x, (tuple, list)) else x
 
 
-@contextmanager
-def _one_thread():
-    """Run small forward passes on one thread: with several threads on a busy machine they can take seconds."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 @torch.no_grad()
 def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, torch.Tensor]:
     """The lens and its wrong variants at one position, from forward hooks (not output_hidden_states).
@@ -85,8 +75,7 @@ def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, 
     hooks = [blocks[0].register_forward_pre_hook(pre_hook, with_kwargs=True)]
     hooks += [b.register_forward_hook(lambda _m, _a, out: states.append(_first_tensor(out))) for b in blocks]
     try:
-        with _one_thread():
-            logits = model(input_ids).logits[0, position].float()
+        logits = model(input_ids).logits[0, position].float()
     finally:
         for h in hooks:
             h.remove()
@@ -94,8 +83,11 @@ def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, 
     head = model.get_output_embeddings()
     normed = norm(raw)
     lens_logits = head(normed)
-    if not torch.allclose(lens_logits[-1], logits, atol=1e-3, rtol=1e-3):  # the judge's own sanity check
-        raise RuntimeError("internal: final norm + head of the last block's output differs from the model's logits")
+    # The judge's own sanity check on its own inputs (learner code never touches them): if it fails,
+    # the hooks missed a state or the model is not wired as assumed, which is a course bug.
+    if not torch.allclose(lens_logits[-1], logits, atol=1e-3, rtol=1e-3):
+        raise RuntimeError("course bug in the chapter 06 checks: final norm + head of the last block's output "
+                           "differs from the model's own logits; please report it")
     return {"raw": raw, "normed": normed, "lens_logits": lens_logits, "logits": logits,
             "head": head, "norm": norm}
 
@@ -112,7 +104,7 @@ def course_lens_france() -> tuple[torch.Tensor, int]:
     """The course model's lens on 'The capital of France is' and the id of ' Paris'."""
     model, tok = course_model()
     ids = tok(FRANCE, return_tensors="pt").input_ids
-    return reference_lens(model, ids), tok(" Paris").input_ids[0]
+    return reference_lens(model, ids), token_id(" Paris")
 
 
 # ---------------------------------------------------------------- logit_lens
@@ -121,8 +113,7 @@ def course_lens_france() -> tuple[torch.Tensor, int]:
 def _tiny_case(arch, seed, layers=3, tied=True, tokens=6):
     def make():
         model = tiny_lens_model(arch, seed, num_layers=layers, tied=tied)
-        ids = torch.randint(0, model.config.vocab_size, (1, tokens), generator=seeded(seed))
-        return model, ids
+        return model, random_ids(model.config.vocab_size, (1, tokens), seed)
     return make
 
 
@@ -145,20 +136,20 @@ LENS_INPUTS = {
 def _lens_mistakes(model, ids, expected, j):
     head, norm, raw, final = j["head"], j["norm"], j["raw"], j["logits"]
 
-    def skipped():  # hidden_states[-1] is already normed, so the last row comes out right
+    def skipped():  # every row but the last taken straight from the raw states
         return torch.cat([head(raw[:-1]), final[None]]).log_softmax(-1)
 
     def twice():
         return torch.cat([j["lens_logits"][:-1], head(norm(norm(raw[-1])))[None]]).log_softmax(-1)
 
-    yield ("final norm skipped: the intermediate states went straight into the LM head. Every block "
-           "output must pass through the model's final norm (model.base_model.norm or .ln_f) first; "
-           "only the last hidden state already has it.", skipped)
+    yield ("final norm skipped: the intermediate states went straight into the LM head. A block's output "
+           "must pass through the model's final norm (model.base_model.norm or .ln_f) before the head; "
+           "see 'The lens on the real model' in notebook 06.", skipped)
     yield ("final norm skipped on every row, including the raw output of the last block.",
            lambda: head(raw).log_softmax(-1))
-    yield ("final norm applied twice to the last state: in transformers 5 the last entry of "
-           "output_hidden_states is already normed (it is what the LM head reads). Normalise every "
-           "entry except the last.", twice)
+    yield ("final norm applied twice to the last state: the last row no longer matches the model's own "
+           "logits. Check which entries of output_hidden_states still need the final norm: reread "
+           "'What output_hidden_states returns' in notebook 06.", twice)
     yield ("final norm applied twice to the last state, and skipped on the others: the norm went on the wrong rows.",
            lambda: torch.cat([head(raw[:-1]), head(norm(norm(raw[-1])))[None]]).log_softmax(-1))
     yield ("you returned probabilities; the exercise asks for log-probabilities (log_softmax).", lambda: expected.exp())
@@ -199,7 +190,8 @@ def _check_lens(out, inputs):
 
 
 def _random_lens(layers, vocab, seed, scale=2.0, dtype=torch.float32):
-    return (scale * torch.randn(layers, vocab, generator=seeded(seed), dtype=torch.float64)).log_softmax(-1).to(dtype)
+    """A [layers, vocab] lens: log_softmax of random logits (computed in float64, then cast)."""
+    return random_tensor((layers, vocab), seed, scale, torch.float64).log_softmax(-1).to(dtype)
 
 
 def _top_everywhere():
@@ -320,8 +312,8 @@ CHAPTER = Chapter(
             [Case(n, m, _check_lens) for n, m in LENS_INPUTS.items()],
             hint="model(input_ids, output_hidden_states=True).hidden_states holds N + 1 tensors [1, T, d]. "
                  "Find the final norm on model.base_model (.norm for llama/qwen3, .ln_f for gpt2) and the head "
-                 "with model.get_output_embeddings(). Then ask yourself which of the N + 1 states has already "
-                 "been through the final norm: compare the last one with model(...).logits.",
+                 "with model.get_output_embeddings(). Before normalising every state, check whether each one "
+                 "needs it: the lens's last row must equal log_softmax(model(...).logits[0, -1]).",
             timeout_s=120.0,
             uses_course_model=True,
         ),
