@@ -104,7 +104,7 @@ def expect_float(got: Any, expected: float, what: str = "result", *, atol: float
         got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float)):
         raise CheckFailed(f"{what}: expected a number, got {type(got).__name__}." + named_mistake(got, mistakes))
-    if abs(got - expected) > atol + rtol * abs(expected):
+    if not abs(got - expected) <= atol + rtol * abs(expected):  # written so that NaN fails too
         raise CheckFailed(f"{what}: expected {expected:.6g}, got {got:.6g} (error {abs(got - expected):.3g}, "
                           f"tolerance atol={atol:g}, rtol={rtol:g})." + named_mistake(got, mistakes, atol, rtol))
 
