@@ -25,14 +25,33 @@ def _load_course_model_once():
     return load_course_model(verbose=False)
 
 
+@lru_cache(maxsize=1)
 def course_embedding() -> torch.Tensor:
-    """The course model's embedding matrix E, [V, d] (a detached view, not a copy)."""
-    return course_model()[0].get_input_embeddings().weight.detach()
+    """The course model's embedding matrix E, [V, d], read straight from the cached safetensors file.
+
+    Checks that need only E (and token ids) skip importing transformers and building the model,
+    which keeps grading them to a few seconds.
+    """
+    from safetensors import safe_open
+
+    from lesson_utils.course_model import ensure_course_model
+
+    with safe_open(ensure_course_model(verbose=False) / "model.safetensors", framework="pt") as f:
+        return f.get_tensor("model.embed_tokens.weight")
+
+
+@lru_cache(maxsize=1)
+def _course_tokenizer():
+    from tokenizers import Tokenizer
+
+    from lesson_utils.course_model import ensure_course_model
+
+    return Tokenizer.from_file(str(ensure_course_model(verbose=False) / "tokenizer.json"))
 
 
 def course_ids(text: str = CAT_PROMPT) -> torch.Tensor:
-    """Token ids of `text` under the course tokenizer, shape [T]."""
-    return course_model()[1](text, return_tensors="pt").input_ids[0]
+    """Token ids of `text` under the course tokenizer (the same ids as the model's AutoTokenizer), shape [T]."""
+    return torch.tensor(_course_tokenizer().encode(text).ids, dtype=torch.long)
 
 
 def random_table(vocab: int, dim: int, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -92,6 +92,13 @@ class _Checker:
             self._inputs[key] = ex.cases[i].make_inputs()
         return self._inputs[key]
 
+    def prepare(self, chapter: Chapter, exercises: list[Exercise]) -> None:
+        """Build the reference inputs now (while the learner's process runs), so checking is quick later."""
+        for ex in exercises:
+            for i in range(len(ex.cases)):
+                with self._lock, torch.random.fork_rng():
+                    self.inputs(chapter, ex, i)
+
     def grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
         with self._lock, torch.random.fork_rng():
             return self._grade(chapter, ex, raw)
@@ -163,6 +170,10 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
                 proc = subprocess.Popen([sys.executable, "-m", "grading.child", str(out / "request.json")],
                                         cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
                 started: dict[str, float] = {}
+                try:
+                    checker.prepare(chapter, pending)
+                except Exception:
+                    pass  # an input that fails to build here is reported when its case is checked
                 current: Exercise | None = None
                 launched = time.monotonic()
                 killed_for: str | None = None
@@ -232,8 +243,6 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
         from lesson_utils.course_model import ensure_course_model
 
         ensure_course_model()  # build the cache once here, not concurrently in the children
-        from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM  # noqa: F401  (import once,
-        # before the grading threads: transformers' lazy imports are not safe to race)
     is_solutions = source == (REPO / "solutions").resolve()
     blocked = [] if is_solutions else [p for p in {REPO / "solutions", source.parent / "solutions"} if p.exists()]
 

@@ -121,9 +121,29 @@ def _read_manifest(folder: Path) -> dict | None:
         return None
 
 
+_verified: dict[str, tuple] = {}  # folder -> file sizes and mtimes when this process last hashed it
+
+
+def _fingerprint(folder: Path) -> tuple:
+    return tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(folder.iterdir()) if f.is_file())
+
+
 def cache_is_valid(folder: Path) -> bool:
-    """True when `folder` is a complete, uncorrupted converted course model."""
-    return folder.is_dir() and _read_manifest(folder) is not None
+    """True when `folder` is a complete, uncorrupted converted course model.
+
+    The full sha256 check runs once per process; later calls only confirm that no file's size or
+    modification time changed since.
+    """
+    if not folder.is_dir():
+        return False
+    key = str(folder.resolve())
+    if key in _verified and _verified[key] == _fingerprint(folder):
+        return True
+    if _read_manifest(folder) is None:
+        _verified.pop(key, None)
+        return False
+    _verified[key] = _fingerprint(folder)
+    return True
 
 
 def _say(verbose: bool, msg: str) -> None:
