@@ -103,7 +103,13 @@ def main(request_path: str) -> None:
     chapter = importlib.import_module(f"grading.{req['chapter_module']}").CHAPTER
     by_name = {e.name: e for e in chapter.exercises}
 
-    guard_learner(req["blocked_dirs"])
+    # The chapter's checks hold the references: keep the loaded copy for building inputs, but take it out
+    # of sys.modules and refuse its files, so the learner's code cannot simply import them.
+    grading_dir = Path(__file__).resolve().parent
+    for loaded in [m for m in sys.modules if m.startswith("grading.ch")]:
+        del sys.modules[loaded]
+    check_files = [str(p) for p in grading_dir.glob("ch[0-9][0-9]_*.py")] + [str(grading_dir / "__pycache__")]
+    guard_learner(req["blocked_dirs"] + check_files)
     learner_file = os.path.abspath(req["learner_file"])
     try:
         spec = importlib.util.spec_from_file_location(f"learner_{req['chapter_module']}", learner_file)

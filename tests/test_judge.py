@@ -130,10 +130,9 @@ def test_tensor_subclass_is_refused(tmp_path):
 
 def test_patched_checks_in_the_learner_process_change_nothing(tmp_path):
     r = grade_backward(tmp_path, """
-        import grading.compare, grading.ch01_embeddings as c
+        import grading.compare, grading.spec
         grading.compare.expect_tensor = lambda *a, **k: None
-        for case in c.CHAPTER.exercises[3].cases:
-            case.check = lambda *a, **k: None
+        grading.spec.Case.check = lambda *a, **k: None
 
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
@@ -263,3 +262,12 @@ def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
     results = runner.grade(folder, "01")
     assert result(results, "lookup").status == runner.PASSED
     assert result(results, "lookup_onehot").status == runner.PASSED  # still sees the real table
+
+
+def test_importing_the_checks_is_refused(tmp_path):
+    r = grade_backward(tmp_path, """
+        def embedding_backward(grad_out, ids, vocab_size):
+            import grading.ch01_embeddings as checks  # the judge's references live here
+            return checks.CHAPTER
+    """)
+    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message
