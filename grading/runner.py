@@ -21,6 +21,7 @@ from .spec import Chapter, Exercise
 
 REPO = Path(__file__).resolve().parent.parent
 IMPORT_TIMEOUT_S = 120.0  # importing torch and the learner file, before any exercise starts
+SETUP_TIMEOUT_S = 60.0  # building one exercise's inputs (outside its own time limit)
 
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 
@@ -175,20 +176,28 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
                 except Exception:
                     pass  # an input that fails to build here is reported when its case is checked
                 current: Exercise | None = None
-                launched = time.monotonic()
+                finished: set[str] = set()
+                launched = last_progress = time.monotonic()
                 killed_for: str | None = None
                 while proc.poll() is None:
                     time.sleep(0.02)
                     now = time.monotonic()
                     for e in pending:
                         if e.name not in started and (out / f"{e.name}.started").exists():
-                            started[e.name] = now
+                            started[e.name] = last_progress = now
                             current = e
+                        if e.name not in finished and (out / f"{e.name}.pt").exists():
+                            finished.add(e.name)
+                            last_progress = now
+                    unfinished = [e for e in pending if e.name not in finished]
                     if current is None:
                         if now - launched > IMPORT_TIMEOUT_S:
                             killed_for = "import"
-                    elif not (out / f"{current.name}.pt").exists() and now - started[current.name] > (time_limit_s or current.timeout_s):
-                        killed_for = current.name
+                    elif current.name not in finished:
+                        if now - started[current.name] > (time_limit_s or current.timeout_s):
+                            killed_for = current.name
+                    elif unfinished and now - last_progress > SETUP_TIMEOUT_S:
+                        killed_for = unfinished[0].name  # stuck before its clock started (e.g. torch patched to hang)
                     if killed_for:
                         proc.kill()
                         proc.wait()

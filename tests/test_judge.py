@@ -271,3 +271,20 @@ def test_importing_the_checks_is_refused(tmp_path):
             return checks.CHAPTER
     """)
     assert r.status == runner.ERROR and "not allowed" in r.cases[0].message
+
+
+def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "SETUP_TIMEOUT_S", 5.0)
+    folder = student(tmp_path, """
+        import torch
+        def row_byte_offset(i, d, dtype):
+            def forever(*args, **kwargs):
+                while True:
+                    pass
+            torch.randn = forever  # the next exercise's inputs are built with torch.randn
+            return i * d * torch.empty(0, dtype=dtype).element_size()
+    """)
+    results = runner.grade(folder, "01", time_limit_s=10)
+    assert result(results, "row_byte_offset").status == runner.PASSED
+    assert result(results, "embedding_backward").status == runner.TIMEOUT
+    assert result(results, "quiz01").status == runner.PASSED
