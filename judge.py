@@ -54,8 +54,8 @@ def cmd_class(args) -> int:
     if not students:
         print(f"No student folders in {folder}: expected {folder}/<student>/exercises/.")
         return 2
-    checker = runner._Checker()
-    rows, everything = {}, []
+    checker = runner.Checker()
+    rows = {}
     for i, student in enumerate(students, 1):
         print(f"[{i}/{len(students)}] {student.name} ...", flush=True)
         try:
@@ -64,7 +64,6 @@ def cmd_class(args) -> int:
             print(f"    could not grade {student.name}: {exc}")
             results = []
         rows[student.name] = results
-        everything.append((student.name, results))
         print(f"    {sum(r.passed for r in results)}/{len(results)} exercises passed")
     gradebook = Path(args.gradebook or "gradebook.csv")
     report.write_gradebook(rows, gradebook)
@@ -73,7 +72,7 @@ def cmd_class(args) -> int:
         import json
         data = {name: [{"chapter": r.chapter, "name": r.name, "status": r.status,
                         "failed_cases": [c.name for c in r.cases if not c.passed]} for r in rs]
-                for name, rs in everything}
+                for name, rs in rows.items()}
         Path(args.json).write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
 

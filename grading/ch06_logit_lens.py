@@ -179,8 +179,8 @@ def _check_lens(out, inputs):
     n = model.config.num_hidden_layers
     if isinstance(out, torch.Tensor) and out.shape == expected.shape:
         own = j["logits"].log_softmax(-1)  # the model's own final prediction
-        expect_tensor(out[-1], own, f"last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
-                                    f"the model's own prediction)", atol=1e-4, rtol=1e-4, check_dtype=False,
+        expect_tensor(out[-1], own, "last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
+                                    "the model's own prediction)", atol=1e-4, rtol=1e-4, check_dtype=False,
                       mistakes=[(m, (lambda w=w: (w() if callable(w) else w)[-1])) for m, w in mistakes])
     expect_tensor(out, expected, f"lens [num_layers + 1 = {n + 1}, V = {expected.shape[1]}]", atol=1e-4, rtol=1e-4,
                   mistakes=mistakes)

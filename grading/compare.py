@@ -1,7 +1,7 @@
 """Comparison helpers for checks: each failure says what was expected, what came back, and why."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import torch
 

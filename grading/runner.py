@@ -76,7 +76,7 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
     return picked
 
 
-class _Checker:
+class Checker:
     """Runs the judge-side checks; case inputs are built once and reused across students.
 
     Checks run one at a time under a lock, inside `torch.random.fork_rng`, so that chapters graded
@@ -151,7 +151,7 @@ def _whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -
 
 
 def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, blocked: list[Path],
-               memory_mb: int, checker: _Checker, time_limit_s: float | None) -> list[ExerciseResult]:
+               memory_mb: int, checker: Checker, time_limit_s: float | None) -> list[ExerciseResult]:
     """Grade `exercises` of one chapter, restarting the child after a timeout or a crash."""
     results: dict[str, ExerciseResult] = {}
     pending = list(exercises)
@@ -239,14 +239,14 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
 
 
 def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
-          checker: _Checker | None = None, time_limit_s: float | None = None) -> list[ExerciseResult]:
+          checker: Checker | None = None, time_limit_s: float | None = None) -> list[ExerciseResult]:
     """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
     replaces every exercise's own time limit.
     """
     source = Path(source).resolve()
-    checker = checker or _Checker()
+    checker = checker or Checker()
     plan = select(load_chapters(), target)
     if any(e.uses_course_model for _, es in plan for e in es):
         from lesson_utils.course_model import ensure_course_model

@@ -16,7 +16,7 @@ def offline(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_load_model_from_a_local_folder(arch, tmp_path):
-    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     model = tiny_model(arch, vocab_size=64)
