@@ -28,6 +28,7 @@ class Case:
     make_inputs: Callable[[], tuple]
     check: Callable[[Any, tuple], None]
     call: Callable[[Callable, tuple], Any] | None = None
+    points: float = 1.0  # this case's weight when its exercise gives partial credit
 
 
 @dataclass
@@ -41,6 +42,8 @@ class Exercise:
     timeout_s: float = 30.0
     is_quiz: bool = False
     uses_course_model: bool = False  # the judge prepares the model cache before grading it
+    points: float = 3.0  # what the exercise is worth (grading/points.py scores it)
+    partial_credit: bool = False  # False: all or nothing; True: points shared by the cases' weights
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Question:
     choices: dict[str, str]
     answer_hash: str
     review: str  # where to look again when the answer is wrong
+    points: float = 1.0
 
 
 def quiz_hash(chapter: str, question_id: int, answer: str) -> str:
@@ -92,7 +96,8 @@ def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
             if quiz_hash(chapter, q.id, given) != q.answer_hash:
                 raise CheckFailed(f"Question {q.id}: {given!r} is not right. {q.review}")
 
-        return Case(f"question {q.id}", lambda: (), check, call=read_answers)
+        return Case(f"question {q.id}", lambda: (), check, call=read_answers, points=q.points)
 
     hint = "Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {1: 'b', 2: 'd'}."
-    return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True)
+    return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True,
+                    points=sum(q.points for q in questions), partial_credit=True)  # a quiz scores per question
