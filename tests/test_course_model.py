@@ -132,3 +132,24 @@ def test_corrupted_cache_is_rebuilt_not_used(real_cache, private_cache, capsys):
     assert cm.cache_is_valid(folder)
     assert model.lm_head.weight is model.model.embed_tokens.weight
     assert cm.sha256_of(folder / "model.safetensors") == cm.sha256_of(real_cache / "model.safetensors")
+
+
+def test_a_second_process_waits_for_the_first_conversion(real_cache, private_cache, monkeypatch):
+    """While one process converts (holding the lock), another waits and then uses its folder, converting nothing."""
+    import threading
+
+    from filelock import FileLock
+
+    target = cm.course_model_dir()
+    private_cache.mkdir(parents=True)
+    lock = FileLock(str(private_cache / f".{target.name}.lock"))
+    monkeypatch.setattr(cm, "convert_gguf", lambda *a, **k: pytest.fail("converted a second time"))
+    found = []
+    with lock:
+        waiter = threading.Thread(target=lambda: found.append(cm.ensure_course_model(verbose=False)))
+        waiter.start()
+        waiter.join(1.0)
+        assert waiter.is_alive(), "ensure_course_model did not wait for the conversion in progress"
+        shutil.copytree(real_cache, target)  # the first process finishes and renames its folder into place
+    waiter.join(30)
+    assert found == [target]
