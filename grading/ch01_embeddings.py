@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch.overrides import TorchFunctionMode
 
 from .compare import CheckFailed, expect_equal, expect_tensor
 from .fixtures import course_embedding, course_ids, random_ids, random_table
@@ -38,25 +37,6 @@ def _check_lookup(out, inputs):
 
 
 MATMUL_OPS = {"matmul", "mm", "bmm", "einsum", "tensordot", "__matmul__", "__rmatmul__", "linear", "addmm", "mv"}
-
-
-class _RecordOps(TorchFunctionMode):
-    """Records each torch function called, with the shapes of its tensor arguments."""
-
-    def __init__(self):
-        super().__init__()
-        self.calls: list[tuple[str, list[list[int]]]] = []
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        shapes = [list(a.shape) for a in args if isinstance(a, torch.Tensor)]
-        self.calls.append((getattr(func, "__name__", str(func)), shapes))
-        return func(*args, **(kwargs or {}))
-
-
-def _call_recording_ops(fn, inputs):
-    with _RecordOps() as rec:
-        out = fn(*inputs)
-    return out, rec.calls
 
 
 def _check_onehot(result, inputs):
@@ -158,7 +138,7 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "lookup_onehot", "the same rows through one_hot(ids) @ E",
-            [Case(n, m, _check_onehot, _call_recording_ops) for n, m in LOOKUP_INPUTS.items()],
+            [Case(n, m, _check_onehot, "record_ops") for n, m in LOOKUP_INPUTS.items()],
             hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
                  ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E ([V, d]).",
             uses_course_model=True,

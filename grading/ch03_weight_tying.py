@@ -10,12 +10,10 @@ from torch import nn
 
 from .compare import CheckFailed, expect_equal, expect_float, expect_tensor, expect_that, matches
 from .fixtures import cached_tiny_model, course_model, random_ids, random_table
+from .protocols import same_storage as _same_storage, sgd_step_through_head as _sgd_step_through_head
 from .spec import Case, Chapter, Exercise, Question
 
 # ---------------------------------------------------------------- tie_weights
-
-STEP_LR = 0.5
-
 
 def _built(make, seed: int = 0):
     """`make()` run with torch's global generator seeded, then restored (module constructors draw from it)."""
@@ -54,51 +52,6 @@ TIE_INPUTS = {
     "float64 modules": lambda: _pair(12, 5, 7, dtype=torch.float64),
     "a tiny untied transformers Llama: model.model.embed_tokens and model.lm_head": _tiny_llama_pair,
 }
-
-
-def _same_storage(a, b) -> bool:
-    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
-            and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr())
-
-
-def _sgd_step_through_head(emb: nn.Embedding, head: nn.Linear, x: torch.Tensor, targets: torch.Tensor) -> None:
-    """One plain SGD step (p -= lr * p.grad) on a loss computed from the head's logits only.
-
-    The loss is cross-entropy plus a small penalty on the logits' size (so that even a one-token
-    vocabulary, whose cross-entropy is always 0, gets a gradient); the embedding's lookup is not used.
-    """
-    params = list(nn.ModuleList([emb, head]).parameters())  # a shared Parameter is listed once
-    logits = head(x)
-    (F.cross_entropy(logits, targets) + 0.1 * logits.pow(2).mean()).backward()
-    with torch.no_grad():
-        for p in params:
-            if p.grad is not None:
-                p -= STEP_LR * p.grad
-
-
-def _observe_tying(fn, inputs):
-    """Learner side: tie, then report what can only be seen here (identity, storage) and the values."""
-    emb, head, x, targets = inputs
-    fn(emb, head)
-    w = head.weight
-    obs = {
-        "is_tensor": isinstance(w, torch.Tensor),
-        "same_object": w is emb.weight,
-        "same_storage": _same_storage(w, emb.weight),
-        "n_parameters": len(list(nn.ModuleList([emb, head]).parameters())),
-        "embedding_after_tie": emb.weight.detach().clone(),
-    }
-    if not obs["is_tensor"]:
-        return obs
-    obs["head_shape"] = tuple(w.shape)
-    obs["head_after_tie"] = w.detach().clone()
-    if obs["head_shape"] == tuple(emb.weight.shape):
-        _sgd_step_through_head(emb, head, x, targets)
-        obs["embedding_after_step"] = emb.weight.detach().clone()
-        obs["head_after_step"] = head.weight.detach().clone()
-        obs["bias_after_step"] = head.bias.detach().clone() if head.bias is not None else None
-        obs["pair"] = (emb.weight, head.weight)  # sent as is: the judge sees whether they share storage
-    return obs
 
 
 def _check_tying(obs, inputs):
@@ -365,7 +318,7 @@ CHAPTER = Chapter(
     exercises=[
         Exercise(
             "tie_weights", "make the head use the embedding's Parameter (shared, not copied)",
-            [Case(n, m, _check_tying, _observe_tying) for n, m in TIE_INPUTS.items()],
+            [Case(n, m, _check_tying, "observe_tying") for n, m in TIE_INPUTS.items()],
             hint="A module's parameter is an attribute: assigning a Parameter to head.weight replaces it. "
                  "Which object should head.weight be afterwards? Copying values (copy_, clone, .data) is not "
                  "sharing.",

@@ -12,6 +12,7 @@ import torch
 
 from .compare import CheckFailed, expect_equal, expect_tensor, named_mistake, seeded
 from .fixtures import CAT_PROMPT, cached_tiny_model, course_ids, course_model, random_ids, random_tensor
+from .protocols import SAMPLE_SEEDS, STAT_DRAWS
 from .spec import Case, Chapter, Exercise, Question
 
 NEG_INF = float("-inf")
@@ -155,18 +156,6 @@ def _check_temperature(out, inputs):
         ("you returned probabilities softmax(logits / T); this function returns the scaled logits.",
          lambda: _softmax64(x / t).to(x.dtype)),
     ])
-
-
-def _call_raises(fn, inputs):
-    """Learner side: whether fn raised ValueError, and a short description of what it returned otherwise."""
-    try:
-        out = fn(*inputs)
-    except ValueError:
-        return {"raised": True, "returned": ""}
-    got = "a tensor" if isinstance(out, torch.Tensor) else repr(out)[:80]
-    if isinstance(out, torch.Tensor) and not bool(torch.isfinite(out).all()):
-        got += " containing inf/NaN"
-    return {"raised": False, "returned": got}
 
 
 def _check_raises(out, inputs):
@@ -404,7 +393,6 @@ def _int_list(out, what: str) -> list[int]:
     return out
 
 
-SAMPLE_SEEDS = list(range(30))
 SAMPLE_INPUTS = {
     "the five logits, T = 1, seeds 0..29": lambda: (torch.tensor(FIVE), 1.0, None, None),
     "V = 20, T = 0.7, top_k = 5, seeds 0..29": lambda: (random_tensor((20,), 41, 2.0), 0.7, 5, None),
@@ -413,14 +401,6 @@ SAMPLE_INPUTS = {
     "the five logits, T = 2.0, top_p = 0.9, seeds 0..29": lambda: (torch.tensor(FIVE), 2.0, None, 0.9),
     "the course model's logits, T = 0.8, top_p = 0.9, seeds 0..9": lambda: (_real(), 0.8, None, 0.9),
 }
-
-
-def _call_seeded(fn, inputs):
-    logits, t, k, p = inputs
-    seeds = SAMPLE_SEEDS[:10] if logits.numel() > 1000 else SAMPLE_SEEDS
-    draws = [fn(logits.clone(), t, k, p, generator=torch.Generator().manual_seed(s)) for s in seeds]
-    again = [fn(logits.clone(), t, k, p, generator=torch.Generator().manual_seed(s)) for s in seeds[:3]]
-    return {"draws": draws, "again": again}
 
 
 def _check_seeded(out, inputs):
@@ -457,12 +437,6 @@ def _draws_from_kept(probs: torch.Tensor, seeds) -> list[int]:
     return [int(kept[_draw(probs[kept], s)]) for s in seeds]
 
 
-def _call_one_generator(fn, inputs):
-    logits, t, k, p = inputs
-    gen = torch.Generator().manual_seed(123)
-    return {"draws": [fn(logits.clone(), t, k, p, generator=gen) for _ in range(30)], "again": []}
-
-
 def _check_one_generator(out, inputs):
     logits, t, k, p = inputs
     draws = _int_list(out["draws"], "draw")
@@ -476,12 +450,6 @@ def _check_one_generator(out, inputs):
                           " draw from the generator it is given, and nothing else from it.")
 
 
-def _call_greedy_t0(fn, inputs):
-    rows = inputs[0]
-    return {"draws": [fn(r.clone(), 0.0, 3, 0.5, generator=torch.Generator().manual_seed(0)) for r in rows],
-            "again": []}
-
-
 def _check_greedy_t0(out, inputs):
     rows = inputs[0]
     draws = _int_list(out["draws"], "draw")
@@ -489,7 +457,6 @@ def _check_greedy_t0(out, inputs):
     expect_equal(draws, expected, "temperature 0 must return the argmax of each logit vector", mistakes=[])
 
 
-STAT_DRAWS = 4000
 STAT_INPUTS = {
     f"{STAT_DRAWS:,} draws, V = 8, T = 0.7, top_k = 6, top_p = 0.9: frequencies vs probabilities":
         lambda: (random_tensor((8,), 44, 1.5), 0.7, 6, 0.9),
@@ -498,12 +465,6 @@ STAT_INPUTS = {
     f"{STAT_DRAWS:,} draws, the five logits, T = 1, top_p = 0.9: frequencies vs probabilities":
         lambda: (torch.tensor(FIVE), 1.0, None, 0.9),
 }
-
-
-def _call_frequencies(fn, inputs):
-    logits, t, k, p = inputs
-    gen = torch.Generator().manual_seed(2024)
-    return {"draws": [fn(logits, t, k, p, generator=gen) for _ in range(STAT_DRAWS)], "again": []}
 
 
 def _chi_square(counts: torch.Tensor, probs: torch.Tensor) -> tuple[float, int, float]:
@@ -565,20 +526,6 @@ GREEDY_INPUTS = {
 NEAR_TIE = 1e-5  # a generated token whose logit is this close to the top one is an acceptable argmax
 
 
-def _refuse_generate(*_args, **_kwargs):
-    raise RuntimeError("greedy_generate must write its own loop over model(ids).logits; "
-                       "model.generate is the reference it is compared with.")
-
-
-def _call_greedy(fn, inputs):
-    model, ids, n = inputs
-    model.generate = _refuse_generate  # an instance attribute shadows the method, in this process only
-    try:
-        return fn(model, ids.clone(), n)
-    finally:
-        del model.generate
-
-
 def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
     if n == 0:
         return ids.clone()
@@ -631,7 +578,7 @@ def _check_greedy(out, inputs):
 # ---------------------------------------------------------------- the chapter
 
 
-def _cases(inputs: dict, check, call=None) -> list[Case]:
+def _cases(inputs: dict, check, call: str = "call") -> list[Case]:
     return [Case(name, make, check, call) for name, make in inputs.items()]
 
 
@@ -650,8 +597,8 @@ CHAPTER = Chapter(
         Exercise(
             "apply_temperature", "logits / T, ValueError for T <= 0",
             _cases(TEMPERATURE_INPUTS, _check_temperature)
-            + [Case("temperature 0 raises ValueError", lambda: (torch.tensor(FIVE), 0.0), _check_raises, _call_raises),
-               Case("temperature -0.5 raises ValueError", lambda: (torch.tensor(FIVE), -0.5), _check_raises, _call_raises)],
+            + [Case("temperature 0 raises ValueError", lambda: (torch.tensor(FIVE), 0.0), _check_raises, "raises"),
+               Case("temperature -0.5 raises ValueError", lambda: (torch.tensor(FIVE), -0.5), _check_raises, "raises")],
             hint="Divide the logits (not the probabilities) by the temperature. Check the temperature first.",
         ),
         Exercise(
@@ -678,12 +625,12 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "sample_next_token", "temperature -> top-k -> top-p -> one seeded torch.multinomial draw",
-            _cases(SAMPLE_INPUTS, _check_seeded, _call_seeded)
+            _cases(SAMPLE_INPUTS, _check_seeded, "seeded")
             + [Case("one generator reused for 30 draws, V = 12, T = 0.9, top_p = 0.95",
-                    lambda: (random_tensor((12,), 46, 1.5), 0.9, None, 0.95), _check_one_generator, _call_one_generator),
+                    lambda: (random_tensor((12,), 46, 1.5), 0.9, None, 0.95), _check_one_generator, "one_generator"),
                Case("temperature 0 is the argmax (no draw), 5 random logit vectors",
-                    lambda: (random_tensor((5, 40), 47, 2.0),), _check_greedy_t0, _call_greedy_t0)]
-            + _cases(STAT_INPUTS, _check_frequencies, _call_frequencies),
+                    lambda: (random_tensor((5, 40), 47, 2.0),), _check_greedy_t0, "greedy_t0")]
+            + _cases(STAT_INPUTS, _check_frequencies, "frequencies"),
             hint="If temperature == 0 return int(logits.argmax()). Otherwise apply_temperature, then top_k_filter if "
                  "top_k is not None, then top_p_filter if top_p is not None, then softmax over the whole vocabulary, "
                  "then int(torch.multinomial(probs, 1, generator=generator)).",
@@ -692,7 +639,7 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "greedy_generate", "a loop: forward, argmax of the last position, append; equals generate(do_sample=False)",
-            _cases(GREEDY_INPUTS, _check_greedy, _call_greedy),
+            _cases(GREEDY_INPUTS, _check_greedy, "greedy"),
             hint="Repeat max_new_tokens times: logits = model(ids).logits[:, -1, :]; next = logits.argmax(-1, "
                  "keepdim=True); ids = torch.cat([ids, next], dim=-1). Wrap it in torch.no_grad().",
             timeout_s=120.0,

@@ -1,9 +1,10 @@
 """What a chapter's checks are made of: chapters, exercises, cases and quiz questions.
 
-A check module `grading/chNN_topic.py` defines `CHAPTER = Chapter(...)`. Its cases
-build their inputs deterministically, so the judge can build them twice: once in
-the learner's sandboxed process (which calls the learner's function) and once in
-the judge's own process (which compares the result with an independent reference).
+A check module `grading/chNN_topic.py` defines `CHAPTER = Chapter(...)`. It is loaded only
+in the judge's own process: the judge builds each case's inputs there and sends them (pickled)
+to the learner's sandboxed process, which calls the learner's function through the case's named
+protocol (`grading/protocols.py`) and sends back only the outputs. No check module, and so no
+reference answer, is ever loaded next to learner code.
 """
 from __future__ import annotations
 
@@ -18,17 +19,29 @@ QUIZ_SALT = "llm-course-quiz-v1"
 class Case:
     """One input for one exercise.
 
-    make_inputs: builds the arguments (deterministic; runs in both processes).
+    make_inputs: builds the arguments, in the judge's process only; they must pickle (tensors,
+        numbers, modules; the course model and its E travel by name, see grading/warm.py).
     check: judge side; gets (learner_output, inputs) and raises CheckFailed.
-    call: learner side; gets (learner_function, inputs) and returns what is sent
-        back (tensors, numbers, strings, containers of them). Default: fn(*inputs).
+    call: the NAME of a protocol in grading.protocols.PROTOCOLS, which runs in the learner's
+        process: gets (learner_function, inputs) and returns what is sent back (tensors,
+        numbers, strings, containers of them). Default "call": fn(*inputs).
     """
 
     name: str
     make_inputs: Callable[[], tuple]
     check: Callable[[Any, tuple], None]
-    call: Callable[[Callable, tuple], Any] | None = None
+    call: str = "call"
     points: float = 1.0  # this case's weight when its exercise gives partial credit
+
+    def __post_init__(self):
+        from .protocols import PROTOCOLS
+
+        if self.call is None:
+            self.call = "call"
+        if not isinstance(self.call, str) or self.call not in PROTOCOLS:
+            raise TypeError(f"Case {self.name!r}: call= must name a protocol in grading/protocols.py "
+                            f"({', '.join(PROTOCOLS)}), got {self.call!r}. Learner-side code lives there, "
+                            "never in a chapter's checks (see /tmp/coord/grading-format.md).")
 
 
 @dataclass
@@ -81,9 +94,6 @@ def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
     """An exercise named `quizNN` that grades the learner's `QUIZ` dict, one case per question."""
     from .compare import CheckFailed
 
-    def read_answers(_fn, _inputs):
-        return _fn  # the child passes the learner's QUIZ dict in place of a function
-
     def case_for(q: Question) -> Case:
         def check(answers, _inputs):
             if not isinstance(answers, dict):
@@ -96,7 +106,7 @@ def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
             if quiz_hash(chapter, q.id, given) != q.answer_hash:
                 raise CheckFailed(f"Question {q.id}: {given!r} is not right. {q.review}")
 
-        return Case(f"question {q.id}", lambda: (), check, call=read_answers, points=q.points)
+        return Case(f"question {q.id}", lambda: (), check, call="quiz", points=q.points)
 
     hint = "Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {1: 'b', 2: 'd'}."
     return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True,
