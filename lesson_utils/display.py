@@ -1,7 +1,21 @@
 """Small display helpers shared by the notebooks: token labels, tables, token bar charts."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
+
+COURSE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def short_path(path: str | Path) -> str:
+    """A path as a learner should see it: relative to the course folder, or under ~, never a machine path."""
+    p = Path(path).expanduser().absolute()
+    for base, prefix in ((COURSE_ROOT, ""), (Path.home().absolute(), "~/")):
+        try:
+            return prefix + p.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)
 
 
 def token_label(tokenizer, token_id: int) -> str:

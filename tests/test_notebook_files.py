@@ -1,0 +1,121 @@
+"""Committed notebooks open clean in Jupyter and show no machine paths.
+
+JupyterLab rewrites a notebook's metadata when its kernel starts (kernelspec from the installed
+kernel, language_info from the kernel's reply) and autosave then writes the file back through the
+server's contents API. If either differs from what is committed, the learner's copy is modified
+the moment it opens, and their next `git pull` conflicts.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+# Absolute paths that only exist on one machine: home folders, this work tree, a venv, temp folders.
+MACHINE_PATH = re.compile(
+    r"(/root/|/home/[A-Za-z]|/Users/[A-Za-z]|[A-Za-z]:\\\\Users\\\\|/work/|/tmp/|/private/var/|/opt/|[\w./-]*\.venv/)"
+)
+
+
+def _outputs_text(nb: dict) -> str:
+    return json.dumps([c.get("outputs", []) for c in nb["cells"] if c["cell_type"] == "code"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_absolute_machine_path_in_committed_outputs(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    found = sorted(set(MACHINE_PATH.findall(_outputs_text(nb))))
+    assert not found, f"{path.name} shows machine paths {found}: print paths relative to the course folder or with ~"
+
+
+def test_machine_path_pattern_catches_the_usual_suspects():
+    for text in ["/root/.cache/llm-course", "/home/ana/course", "/Users/bo/x", r"C:\\Users\\bo",
+                 "/work/main/.venv/bin/python", "/tmp/judge-x", "/srv/x/.venv/lib"]:
+        assert MACHINE_PATH.search(text), text
+    for text in ["~/.cache/llm-course", "notebooks/00_pipeline.ipynb", ".venv (this course)", "3/4 done"]:
+        assert not MACHINE_PATH.search(text), text
+
+
+def test_kernel_metadata_is_what_jupyter_writes_on_open():
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import start_new_kernel
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        kc.kernel_info()
+        reply = kc.get_shell_msg(timeout=60)
+        language_info = reply["content"]["language_info"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    for path in NOTEBOOKS:
+        meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+        assert meta.get("kernelspec") == {"display_name": spec.display_name, "language": spec.language,
+                                          "name": "python3"}, path.name
+        assert meta.get("language_info") == language_info, (
+            f"{path.name}: language_info {meta.get('language_info')} != the kernel's {language_info}; "
+            "re-execute it with `jupyter nbconvert --to notebook --execute --inplace`")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _api(base: str, token: str, path: str, method: str = "GET", body: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"{base}{path}", data=data, method=method,
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.loads(resp.read() or b"{}")
+
+
+def test_saving_through_the_jupyter_server_leaves_every_notebook_byte_identical(tmp_path):
+    """Open (GET) and autosave (PUT) each notebook through a real Jupyter server's contents API."""
+    root = tmp_path / "course"
+    shutil.copytree(REPO / "notebooks", root / "notebooks")
+    port, token = _free_port(), "test-token"
+    cmd = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime")))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _api(base, token, "/api/status")
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("the Jupyter server did not start")
+                time.sleep(0.3)
+        for path in NOTEBOOKS:
+            rel = f"notebooks/{path.name}"
+            model = _api(base, token, f"/api/contents/{rel}?type=notebook&content=1")
+            _api(base, token, f"/api/contents/{rel}", "PUT",
+                 {"type": "notebook", "format": "json", "content": model["content"]})
+            assert (root / rel).read_bytes() == path.read_bytes(), (
+                f"{path.name} changes when Jupyter saves it: write it with nbformat (nbconvert --inplace does)")
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
