@@ -238,12 +238,24 @@ def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, 
     return [results[e.name] for e in exercises]
 
 
+_REPORT_LOCK = threading.Lock()  # one chapter's results reach on_result together, never interleaved
+
+
+def _report(results: list[ExerciseResult], on_result) -> list[ExerciseResult]:
+    with _REPORT_LOCK:
+        for r in results if on_result else ():
+            on_result(r)
+    return results
+
+
 def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
-          checker: Checker | None = None, time_limit_s: float | None = None) -> list[ExerciseResult]:
+          checker: Checker | None = None, time_limit_s: float | None = None,
+          on_result=None) -> list[ExerciseResult]:
     """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
-    replaces every exercise's own time limit.
+    replaces every exercise's own time limit. on_result, when given, is called with each
+    ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
     source = Path(source).resolve()
     checker = checker or Checker()
@@ -266,6 +278,6 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
     torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
     try:
         with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
-            return [r for rs in pool.map(one, plan) for r in rs]
+            return [r for rs in pool.map(lambda item: _report(one(item), on_result), plan) for r in rs]
     finally:
         torch.set_num_threads(threads)
