@@ -9,7 +9,10 @@
     python judge.py check           prove every stub fails and every solution passes
     python judge.py --solutions     grade solutions/ instead
     python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
-Reports: --json FILE, --junit FILE. Exit code 0 only when everything graded passed.
+        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
+    python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
+Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
+Exit code 0 only when everything graded passed.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-COMMANDS = ("check", "doctor", "list", "hint", "quiz")
+COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package")
 
 
 def _titles(chapters) -> dict[str, str]:
@@ -36,13 +39,22 @@ def cmd_grade(args) -> int:
         print(f"No folder {source}. Run the judge from the course folder, or pass --source DIR.")
         return 2
     start = time.perf_counter()
-    results = runner.grade(source, args.target, memory_mb=args.memory_mb)
-    report.print_results(results, _titles(runner.load_chapters()), verbose=not args.quiet)
-    print(f"Graded {source} in {time.perf_counter() - start:.1f} s.")
+    printer = report.ConsolePrinter(_titles(runner.load_chapters()), verbose=not args.quiet, source=source)
+    results = runner.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
+    printer.totals(results)
+    seconds = time.perf_counter() - start
+    print(f"Graded {source} in {seconds:.1f} s.")
     if args.json:
         report.to_json(results, Path(args.json), str(source))
     if args.junit:
         report.to_junit(results, Path(args.junit))
+    if args.gradescope or args.classroom:
+        from grading import exports
+
+        if args.gradescope:
+            exports.write_gradescope(results, Path(args.gradescope), seconds, source)
+        if args.classroom:
+            exports.write_classroom(results, Path(args.classroom), source)
     return 0 if results and all(r.passed for r in results) else 1
 
 
@@ -54,26 +66,26 @@ def cmd_class(args) -> int:
     if not students:
         print(f"No student folders in {folder}: expected {folder}/<student>/exercises/.")
         return 2
+    from grading.class_outputs import progress_line, write_class_outputs
+
     checker = runner.Checker()
     rows = {}
+    class_start = time.perf_counter()
     for i, student in enumerate(students, 1):
         print(f"[{i}/{len(students)}] {student.name} ...", flush=True)
+        student_start = time.perf_counter()
         try:
             results = runner.grade(student / "exercises", args.target, memory_mb=args.memory_mb, checker=checker)
         except Exception as exc:  # one student's folder must never stop the class
             print(f"    could not grade {student.name}: {exc}")
             results = []
         rows[student.name] = results
-        print(f"    {sum(r.passed for r in results)}/{len(results)} exercises passed")
+        now = time.perf_counter()
+        print(progress_line(i, len(students), results, now - student_start, now - class_start), flush=True)
     gradebook = Path(args.gradebook or "gradebook.csv")
-    report.write_gradebook(rows, gradebook)
-    print(f"Gradebook written to {gradebook}")
-    if args.json:
-        import json
-        data = {name: [{"chapter": r.chapter, "name": r.name, "status": r.status,
-                        "failed_cases": [c.name for c in r.cases if not c.passed]} for r in rs]
-                for name, rs in rows.items()}
-        Path(args.json).write_text(json.dumps(data, indent=2), encoding="utf-8")
+    write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(runner.load_chapters()),
+                        gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
+                        lms_format=args.lms)
     return 0
 
 
@@ -104,11 +116,24 @@ def cmd_check(args) -> int:
 def cmd_list(args) -> int:
     from grading import runner
 
-    results = {r.name: r.status for r in runner.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
+    from grading import points
+
+    results = {r.name: r for r in runner.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
+    course = [0.0, 0.0]
     for chapter in runner.load_chapters():
-        print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py)")
-        for e in chapter.exercises:
-            print(f"  {e.name:<26} {results.get(e.name, ''):<14} {e.summary}")
+        scored = [(e, points.score(results[e.name], e) if e.name in results else None) for e in chapter.exercises]
+        got = sum(s.points for _, s in scored if s)
+        top = sum(points.max_points(e) for e in chapter.exercises)
+        course = [course[0] + got, course[1] + top]
+        print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py, "
+              f"{points.fmt(got)}/{points.fmt(top)} points)")
+        for e, s in scored:
+            status = results[e.name].status if e.name in results else ""
+            pts = f"{points.fmt(s.points) if s else '-'}/{points.fmt(points.max_points(e))}"
+            kind = " (1 per question)" if e.partial_credit and e.is_quiz else (" (partial credit)" if e.partial_credit else "")
+            print(f"  {e.name:<26} {status:<14} {pts:>6} pts{kind:<17} {e.summary}")
+    print(f"\nCourse: {points.fmt(course[0])}/{points.fmt(course[1])} points. A coding exercise scores all or nothing "
+          "unless marked partial credit; a quiz scores per question.")
     return 0
 
 
@@ -134,6 +159,17 @@ def cmd_quiz(args) -> int:
     return 0
 
 
+def cmd_gradescope_package(args) -> int:
+    """Build the Gradescope autograder upload (setup.sh, run_autograder, the judge; never solutions/)."""
+    from grading.gradescope import build_package
+
+    path = Path(args.target or "autograder.zip")
+    names = build_package(path)
+    print(f"Wrote {path} ({len(names)} files, {path.stat().st_size // 1024} KB): upload it as the assignment's "
+          "autograder in Gradescope (Configure Autograder > Zip file upload).")
+    return 0
+
+
 def cmd_doctor(args) -> int:
     from lesson_utils.doctor import print_doctor
 
@@ -149,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gradebook", help="CSV file for --class (default gradebook.csv)")
     p.add_argument("--json", help="write a JSON report here")
     p.add_argument("--junit", help="write a JUnit XML report here")
+    p.add_argument("--feedback", metavar="DIR", help="with --class: write DIR/<student>.md and .html feedback reports")
+    p.add_argument("--gradescope", metavar="FILE", help="write Gradescope's results.json here")
+    p.add_argument("--classroom", metavar="FILE", help="write a GitHub Classroom runner result (JSON) here")
+    p.add_argument("--lms-csv", metavar="FILE", help="with --class: write a grade CSV for Canvas or Moodle import")
+    p.add_argument("--lms", choices=["canvas", "moodle"], default="canvas", help="format of --lms-csv (default canvas)")
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     args = p.parse_args(argv)
@@ -157,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     args.target = words[0] if words else None
     if command == "hint" and not args.target:
         p.error("hint needs an exercise name: python judge.py hint lookup")
+    if command == "gradescope-package":
+        return cmd_gradescope_package(args)
     if args.class_dir:
         return cmd_class(args)
     handler = {"check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz}
