@@ -1,0 +1,11 @@
+EXERCISE = 'lm_head_logits'
+MISTAKE = 'h @ W instead of h @ W.T'
+EXPECT = 'W.T'
+
+import torch
+import torch.nn.functional as F
+
+
+def lm_head_logits(h, W, b=None):
+    logits = h @ W
+    return logits if b is None else logits + b

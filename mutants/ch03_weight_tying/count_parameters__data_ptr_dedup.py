@@ -1,0 +1,10 @@
+EXERCISE = 'count_parameters'
+MISTAKE = 'deduplicated by data_ptr() (0 on the meta device)'
+EXPECT = 'data_ptr()'
+
+import torch
+from torch import nn
+
+
+def count_parameters(model):
+    return sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values())

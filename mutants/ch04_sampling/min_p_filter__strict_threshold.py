@@ -1,0 +1,10 @@
+EXERCISE = 'min_p_filter'
+MISTAKE = 'removed probabilities <= the threshold: min_p = 1 removes even the top token'
+EXPECT = 'no token left'
+
+import torch
+
+
+def min_p_filter(logits, min_p):
+    probs = softmax(logits)
+    return logits.masked_fill(probs <= min_p * probs.amax(dim=-1, keepdim=True), float("-inf"))
