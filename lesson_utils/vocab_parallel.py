@@ -1,0 +1,267 @@
+"""Real vocab-parallel ranks for chapter 07: worker processes that talk through `torch.distributed` (gloo).
+
+`run_ranks(worker, per_rank, common)` starts one process per rank with the *spawn* start method,
+so the worker must be an importable function (the ones below are). Each process joins a gloo
+process group through a rendezvous file in a private temporary folder (no network port to
+collide with), runs `worker(rank, world_size, data, comm)` and sends back the dict it returns.
+Every process is joined, or terminated and then killed, before `run_ranks` returns or raises:
+a worker that fails, hangs or is interrupted never outlives the call.
+
+The workers show the two-rank demonstrations of notebook 07 in full. They handle the simple
+layout the notebook uses (a vocabulary that splits evenly, a 1-D sequence of ids, one hidden
+vector) and nothing more: the chapter's exercises generalise them.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+import traceback
+from datetime import timedelta
+from pathlib import Path
+from typing import Callable, Iterator
+
+import torch
+
+__all__ = ["CommLog", "RankFailed", "embedding_worker", "even_shards", "head_worker", "launched", "run_ranks",
+           "ring_allreduce_bytes", "allgather_received_bytes", "echo_worker", "failing_worker", "sleeping_worker"]
+
+
+class RankFailed(RuntimeError):
+    """A rank raised, crashed or timed out; the message holds its traceback or exit code."""
+
+
+# ---------------------------------------------------------------- collectives that count their bytes
+
+
+class CommLog:
+    """Calls torch.distributed collectives and records what each rank hands to each one.
+
+    `records` holds (operation, shape, dtype, payload bytes), the payload being the tensor this rank
+    contributes: numel * element_size. What travels over the wire depends on the algorithm; see
+    `ring_allreduce_bytes` and `allgather_received_bytes` for the textbook ring algorithms.
+    """
+
+    def __init__(self):
+        self.records: list[tuple[str, tuple[int, ...], str, int]] = []
+
+    def _note(self, op: str, t: torch.Tensor) -> None:
+        self.records.append((op, tuple(t.shape), str(t.dtype).removeprefix("torch."), t.numel() * t.element_size()))
+
+    def all_reduce(self, t: torch.Tensor, op: str = "sum") -> torch.Tensor:
+        import torch.distributed as dist
+
+        self._note(f"all_reduce({op})", t)
+        dist.all_reduce(t, op={"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}[op])
+        return t
+
+    def all_gather(self, t: torch.Tensor) -> list[torch.Tensor]:
+        import torch.distributed as dist
+
+        self._note("all_gather", t)
+        out = [torch.empty_like(t) for _ in range(dist.get_world_size())]
+        dist.all_gather(out, t.contiguous())
+        return out
+
+
+def ring_allreduce_bytes(payload: int, world_size: int) -> int:
+    """Bytes each rank sends in a ring all-reduce of `payload` bytes: 2 (w - 1) / w * payload (rounded down)."""
+    return 2 * (world_size - 1) * payload // world_size
+
+
+def allgather_received_bytes(payload: int, world_size: int) -> int:
+    """Bytes each rank receives in an all-gather where every rank contributes `payload` bytes."""
+    return (world_size - 1) * payload
+
+
+def even_shards(vocab_size: int, world_size: int) -> list[tuple[int, int]]:
+    """[start, end) of each rank when the vocabulary splits evenly (the only layout the demonstrations use)."""
+    if vocab_size % world_size:
+        raise ValueError(f"the demonstrations need V divisible by the world size; {vocab_size} % {world_size} != 0")
+    n = vocab_size // world_size
+    return [(r * n, (r + 1) * n) for r in range(world_size)]
+
+
+# ---------------------------------------------------------------- the demonstration workers
+
+
+def embedding_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
+    """One rank of a vocab-parallel embedding lookup, for a 1-D sequence of ids (as in vLLM's VocabParallelEmbedding).
+
+    data: "shard" [V / w, d] (this rank's rows of E), "start" (its first row), "ids" [T].
+    """
+    shard, start, ids = data["shard"], data["start"], data["ids"]
+    end = start + shard.shape[0]
+    outside = (ids < start) | (ids >= end)  # ids that another rank owns
+    local = torch.where(outside, 0, ids - start)  # any valid row will do: it is zeroed next
+    rows = shard[local]  # [T, d]
+    partial = torch.where(outside[:, None], 0.0, rows)  # the borrowed row 0 must not count
+    full = comm.all_reduce(partial.clone(), "sum")  # every rank now holds E[ids]
+    return {"partial": partial, "full": full, "outside": outside}
+
+
+def head_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
+    """One rank of a vocab-parallel LM head for ONE hidden vector: its slice of the logits, then four merges.
+
+    data: "shard" [V / w, d] (this rank's rows of the head), "start", "h" [d], "k" (for top-k),
+    "target" (a token id, for the cross-entropy). Each merge uses only a few numbers per rank.
+    """
+    W, start, h, k, target = data["shard"], data["start"], data["h"], data["k"], data["target"]
+    vocab_size = W.shape[0] * world_size
+    logits = W @ h  # [V / w]: this rank's slice of the logits
+    out = {"local_logits": logits}
+
+    # 1. gather everything: every rank receives every slice (what the merges below avoid)
+    out["gathered"] = torch.cat(comm.all_gather(logits))
+
+    # 2. greedy: the largest value anywhere, then the smallest token id that has it
+    value, local_id = logits.max(dim=0)
+    best = comm.all_reduce(value.clone(), "max")
+    candidate = torch.where(value == best, start + local_id, torch.tensor(vocab_size))
+    out["argmax"] = comm.all_reduce(candidate.clone(), "min")
+
+    # 3. log-sum-exp: a global max first, then a global sum of exp(x - that max) (Megatron's order)
+    global_max = comm.all_reduce(logits.max().clone(), "max")
+    sum_exp = comm.all_reduce(torch.exp(logits - global_max).sum(), "sum")
+    out["logsumexp"] = global_max + torch.log(sum_exp)
+
+    # 4. top-k: each rank's k best with their global ids, gathered and merged
+    top = logits.topk(k)
+    values = torch.cat(comm.all_gather(top.values))
+    ids = torch.cat(comm.all_gather(top.indices + start))
+    merged = values.topk(k)
+    out["topk_values"], out["topk_ids"] = merged.values, ids[merged.indices]
+
+    # 5. cross-entropy of `target`: only the rank that owns it contributes its logit
+    mine = start <= target < start + W.shape[0]
+    target_logit = comm.all_reduce(logits[target - start].clone() if mine else torch.tensor(0.0), "sum")
+    out["cross_entropy"] = out["logsumexp"] - target_logit
+    return out
+
+
+def echo_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
+    """Test helper: every rank contributes rank + 1; returns the all-reduced sum and its process id."""
+    total = comm.all_reduce(torch.tensor(float(rank + 1)), "sum")
+    return {"rank": rank, "sum": float(total), "pid": os.getpid(), "value": data.get("value")}
+
+
+def failing_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
+    """Test helper: rank 1 raises, the others wait in a collective that will never complete."""
+    if rank == 1:
+        raise ValueError("rank 1 fails on purpose")
+    comm.all_reduce(torch.tensor(1.0), "sum")
+    return {}
+
+
+def sleeping_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
+    """Test helper: every rank sleeps for data['seconds']."""
+    time.sleep(data["seconds"])
+    return {"pid": os.getpid()}
+
+
+# ---------------------------------------------------------------- starting and stopping ranks
+
+
+def _rank_main(worker: Callable, rank: int, world_size: int, folder: str, timeout_s: float) -> None:
+    """Entry point of one spawned rank: join the gloo group, run the worker, save its result."""
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    where = Path(folder)
+    try:
+        data = {**torch.load(where / "common.pt", weights_only=True),
+                **torch.load(where / f"in{rank}.pt", weights_only=True)}
+        dist.init_process_group("gloo", init_method=f"file://{where / 'rendezvous'}", rank=rank,
+                                world_size=world_size, timeout=timedelta(seconds=timeout_s))
+        try:
+            comm = CommLog()
+            result = worker(rank, world_size, data, comm)
+            result["comm"] = comm.records
+            torch.save(result, where / f"out{rank}.pt.tmp")
+            os.replace(where / f"out{rank}.pt.tmp", where / f"out{rank}.pt")
+        except BaseException:
+            # written before the group is torn down, so the rank that failed first is on record first
+            (where / f"error{rank}.txt").write_text(traceback.format_exc(), encoding="utf-8")
+            raise
+        finally:
+            dist.destroy_process_group()
+    except BaseException:
+        if not (where / f"error{rank}.txt").exists():
+            (where / f"error{rank}.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        raise SystemExit(1)
+
+
+START_METHOD = os.environ.get("VOCAB_PARALLEL_START_METHOD", "")
+
+
+def _context():
+    """forkserver where the platform has it (a server with torch already imported forks each rank in
+    milliseconds), else spawn; both need the worker to be importable. VOCAB_PARALLEL_START_METHOD overrides."""
+    import multiprocessing
+
+    method = START_METHOD or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+    ctx = torch.multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
+@contextlib.contextmanager
+def launched(target: Callable, args_per_process: list[tuple]) -> Iterator[list]:
+    """Start one spawned process per argument tuple; on leaving, however that happens, none is left running.
+
+    Processes still alive at exit (an exception, a timeout, Ctrl-C in the notebook) are terminated,
+    given two seconds, then killed; every one is joined.
+    """
+    ctx = _context()
+    procs = [ctx.Process(target=target, args=args, daemon=True) for args in args_per_process]
+    try:
+        for p in procs:
+            p.start()
+        yield procs
+    finally:
+        for p in procs:
+            if p.pid is not None and p.is_alive():
+                p.terminate()
+        for p in procs:
+            if p.pid is not None:
+                p.join(2)
+                if p.is_alive():
+                    p.kill()
+                    p.join()
+
+
+def run_ranks(worker: Callable, per_rank: list[dict], common: dict | None = None, timeout_s: float = 120.0) -> list[dict]:
+    """Run `worker` on len(per_rank) real processes joined in a gloo group; return each rank's result dict.
+
+    worker:   an importable function worker(rank, world_size, data, comm) -> dict of tensors/numbers,
+              where data = {**common, **per_rank[rank]} and comm is a CommLog (its records come back as
+              result["comm"]).
+    Raises RankFailed with the failing rank's traceback if a rank fails, or if the ranks take longer than
+    timeout_s; in every case all processes are stopped before this returns.
+    """
+    world_size = len(per_rank)
+    with tempfile.TemporaryDirectory(prefix="vocab-parallel-") as folder:
+        where = Path(folder)
+        torch.save(common or {}, where / "common.pt")
+        for rank, data in enumerate(per_rank):
+            torch.save(data, where / f"in{rank}.pt")
+        args = [(worker, rank, world_size, folder, timeout_s) for rank in range(world_size)]
+        with launched(_rank_main, args) as procs:
+            deadline = time.monotonic() + timeout_s
+            failed = None
+            while failed is None and any(p.is_alive() for p in procs):
+                failed = next((r for r, p in enumerate(procs) if p.exitcode not in (None, 0)), None)
+                if time.monotonic() > deadline:
+                    raise RankFailed(f"the {world_size} ranks did not finish within {timeout_s:g} s")
+                time.sleep(0.005)
+            if failed is None:  # all exited: was any of them unsuccessful?
+                failed = next((r for r, p in enumerate(procs) if p.exitcode != 0), None)
+            if failed is not None:  # report the first rank that failed (the others fail after it, waiting for it)
+                logs = sorted(where.glob("error*.txt"), key=lambda f: f.stat().st_mtime_ns)
+                failed = int(logs[0].stem.removeprefix("error")) if logs else failed
+                log = where / f"error{failed}.txt"
+                detail = log.read_text(encoding="utf-8") if log.exists() else f"exit code {procs[failed].exitcode}"
+                raise RankFailed(f"rank {failed} of {world_size} failed:\n{detail}")
+            return [torch.load(where / f"out{r}.pt", weights_only=True) for r in range(world_size)]
