@@ -90,6 +90,13 @@ def notes_for(results: list[ExerciseResult], files: dict[str, Path]) -> dict[tup
     return {k: note_text(by_key[k], deps) for k, deps in blocking(results, files).items()}
 
 
+def chapter_exercises(chapter: str) -> list[str]:
+    """The names of a chapter's exercises."""
+    from .runner import load_chapters
+
+    return [e.name for c in load_chapters() if c.number == chapter for e in c.exercises]
+
+
 def learner_files(source: Path | None) -> dict[str, Path]:
     """Chapter number -> the learner's file for it in `source` (an exercises/ folder); {} without a source."""
     if source is None:

@@ -46,6 +46,7 @@ class ConsolePrinter:
         self.files = calls.learner_files(source)
         self._chapter: str | None = None
         self._seen: dict[str, dict[str, ExerciseResult]] = {}
+        self._graphs: dict[str, dict[str, list[str]]] = {}
         self._shown: dict[tuple[str, str], str] = {}  # (chapter, shared message) -> first exercise that had it
         self._lock = threading.Lock()
 
@@ -59,8 +60,9 @@ class ConsolePrinter:
         path = self.files.get(r.chapter)
         if r.passed or path is None:
             return ""
-        seen = self._seen.get(r.chapter, {})
-        return calls.dependency_note(r, calls.exercise_calls(path, seen), seen)
+        if r.chapter not in self._graphs:  # the learner's file is parsed once per chapter
+            self._graphs[r.chapter] = calls.exercise_calls(path, calls.chapter_exercises(r.chapter))
+        return calls.dependency_note(r, self._graphs[r.chapter], self._seen.get(r.chapter, {}))
 
     def lines(self, r: ExerciseResult) -> list[str]:
         """The lines printed for one result."""

@@ -29,6 +29,10 @@ SYNTAX_ERROR = "Importing ch01_embeddings.py failed:\n  File \"ch01_embeddings.p
                "             ^\nSyntaxError: invalid syntax"
 
 
+def chapter(number: str):
+    return next(c for c in load_chapters() if c.number == number)
+
+
 def mistake_message(mistake: str) -> str:
     """A real failure message from the comparison helpers, naming `mistake`."""
     got = torch.zeros(3)
@@ -51,10 +55,9 @@ def whole(chapter: str, name: str, status: str, n: int, message: str) -> Exercis
 
 
 def test_points_are_declared_with_the_checks_and_quizzes_score_per_question():
-    chapters = load_chapters()
-    quiz = next(e for e in chapters[1].exercises if e.name == "quiz01")
-    coding = next(e for e in chapters[1].exercises if e.name == "lookup")
-    assert quiz.partial_credit and points.max_points(quiz) == len(chapters[1].quiz) == 4
+    quiz = next(e for e in chapter("01").exercises if e.name == "quiz01")
+    coding = next(e for e in chapter("01").exercises if e.name == "lookup")
+    assert quiz.partial_credit and points.max_points(quiz) == len(chapter("01").quiz) == 4
     assert not coding.partial_credit and points.max_points(coding) == 3
     three_of_four = result("01", "quiz01", WRONG, [(f"question {i}", i != 3, "") for i in (1, 2, 3, 4)])
     assert points.score(three_of_four).points == 3
@@ -101,7 +104,7 @@ def test_error_labels_for_the_summary():
 
 def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
     graph = calls.exercise_calls(REPO / "solutions" / "ch04_sampling.py",
-                                 [e.name for e in load_chapters()[4].exercises])
+                                 [e.name for e in chapter("04").exercises])
     assert graph["top_p_filter"] == ["softmax"]
     assert {"apply_temperature", "top_k_filter", "top_p_filter", "softmax"} <= set(graph["sample_next_token"])
     learner = tmp_path / "ch04_sampling.py"
