@@ -40,6 +40,9 @@ def cmd_grade(args) -> int:
         return 2
     start = time.perf_counter()
     printer = report.ConsolePrinter(_titles(runner.load_chapters()), verbose=not args.quiet, source=source)
+    from grading.sandbox import detect
+
+    print(f"Learner code runs in: {detect()}", flush=True)
     results = runner.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
     printer.totals(results)
     seconds = time.perf_counter() - start
@@ -68,20 +71,26 @@ def cmd_class(args) -> int:
         return 2
     from grading.class_outputs import progress_line, write_class_outputs
 
-    checker = runner.Checker()
-    rows = {}
+    from grading.sandbox import detect
+
+    print(f"Learner code runs in: {detect()}", flush=True)
     class_start = time.perf_counter()
-    for i, student in enumerate(students, 1):
-        print(f"[{i}/{len(students)}] {student.name} ...", flush=True)
-        student_start = time.perf_counter()
-        try:
-            results = runner.grade(student / "exercises", args.target, memory_mb=args.memory_mb, checker=checker)
-        except Exception as exc:  # one student's folder must never stop the class
-            print(f"    could not grade {student.name}: {exc}")
-            results = []
-        rows[student.name] = results
+    finished: list[str] = []
+
+    def on_done(i: int, _source: Path, results: list) -> None:  # called as each student is finished
+        finished.append(students[i].name)
         now = time.perf_counter()
-        print(progress_line(i, len(students), results, now - student_start, now - class_start), flush=True)
+        print(f"[{len(finished)}/{len(students)}] {students[i].name}", flush=True)
+        print(progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
+                            now - class_start), flush=True)
+
+    try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
+        graded = runner.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
+                                   on_done=on_done, blocked_extra=[folder])
+    except Exception as exc:  # a failure of the judge itself, never one student's code
+        print(f"Could not grade the class: {exc}")
+        return 2
+    rows = {s.name: results for s, results in zip(students, graded)}
     gradebook = Path(args.gradebook or "gradebook.csv")
     write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(runner.load_chapters()),
                         gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
@@ -94,8 +103,7 @@ def cmd_check(args) -> int:
     from grading import runner
 
     start = time.perf_counter()
-    stubs = runner.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)
-    sols = runner.grade(REPO / "solutions", args.target, memory_mb=args.memory_mb)
+    stubs, sols = runner.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb)
     problems = [f"stub {r.name} passes its checks; it must not" for r in stubs if r.passed]
     problems += [f"stub {r.name} is '{r.status}'; an untouched stub must be 'not attempted'"
                  for r in stubs if r.status not in ("not attempted", "passed")]

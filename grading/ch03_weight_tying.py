@@ -10,6 +10,7 @@ from torch import nn
 
 from .compare import CheckFailed, expect_equal, expect_float, expect_tensor, expect_that, matches
 from .fixtures import cached_tiny_model, course_model, random_ids, random_table
+from .input_types import TinyLM
 from .protocols import same_storage as _same_storage, sgd_step_through_head as _sgd_step_through_head
 from .spec import Case, Chapter, Exercise, Question
 
@@ -107,15 +108,7 @@ def _check_tying(obs, inputs):
 # ---------------------------------------------------------------- count_parameters
 
 
-class _TinyLM(nn.Module):
-    def __init__(self, V: int, d: int, tied: bool):
-        super().__init__()
-        self.embed = nn.Embedding(V, d)
-        self.block = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
-        self.norm = nn.LayerNorm(d)
-        self.head = nn.Linear(d, V, bias=False)
-        if tied:
-            self.head.weight = self.embed.weight
+_TinyLM = TinyLM  # lives in grading/input_types.py: the sandbox unpickles inputs made of it
 
 
 def _shared_linear():

@@ -170,3 +170,21 @@ PROTOCOLS: dict[str, Protocol] = {
     "raises": raises, "seeded": seeded, "one_generator": one_generator, "greedy_t0": greedy_t0,
     "frequencies": frequencies, "greedy": greedy,
 }
+
+
+def _chapter_protocols() -> None:
+    """Merge PROTOCOLS from grading/protocols_chNN.py files (a chapter's own learner-side calls)."""
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    for m in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if m.name.startswith("protocols_"):
+            extra = importlib.import_module(f"{__package__}.{m.name}").PROTOCOLS
+            clash = sorted(set(extra) & set(PROTOCOLS))
+            if clash:
+                raise TypeError(f"grading/{m.name}.py redefines protocols {clash}; use names of its own")
+            PROTOCOLS.update(extra)
+
+
+_chapter_protocols()

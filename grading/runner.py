@@ -1,27 +1,28 @@
-"""The judge's side of grading: runs learner code in child processes and checks what comes back."""
+"""The judge's side of grading: builds each case's inputs, has a warm sandboxed worker run the learner's
+code on them (grading/pool.py, grading/warm.py), and checks what comes back against its own references.
+"""
 from __future__ import annotations
 
+import hashlib
 import importlib
-import json
+import io
 import os
 import pkgutil
-import subprocess
-import sys
-import tempfile
+import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import torch
 
+from . import pool, warm
 from .compare import CheckFailed
 from .spec import Chapter, Exercise
 
 REPO = Path(__file__).resolve().parent.parent
-IMPORT_TIMEOUT_S = 120.0  # importing torch and the learner file, before any exercise starts
-SETUP_TIMEOUT_S = 60.0  # building one exercise's inputs (outside its own time limit)
 
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 
@@ -41,6 +42,7 @@ class ExerciseResult:
     status: str
     cases: list[CaseResult] = field(default_factory=list)
     message: str = ""
+    isolation: str = ""  # the sandbox the learner's code ran in (grading.sandbox: "bubblewrap" or "audit hooks")
 
     @property
     def passed(self) -> bool:
@@ -85,6 +87,8 @@ class Checker:
 
     def __init__(self):
         self._inputs: dict[tuple[str, str, int], tuple] = {}
+        self._blobs: dict[str, bytes] = {}
+        self._verdicts: dict[tuple, tuple[str, str]] = {}
         self._lock = threading.Lock()
 
     def inputs(self, chapter: Chapter, ex: Exercise, i: int) -> tuple:
@@ -100,9 +104,39 @@ class Checker:
                 with self._lock, torch.random.fork_rng():
                     self.inputs(chapter, ex, i)
 
+    def blob(self, chapter: Chapter, ex: Exercise) -> tuple[str, bytes]:
+        """(key, pickled inputs of every case) for a worker; built once per Checker."""
+        key = f"{chapter.module}:{ex.name}"
+        if key not in self._blobs:
+            self.prepare(chapter, [ex])
+            with self._lock:
+                self._blobs[key] = pool.pickle_inputs({ex.name: [self.inputs(chapter, ex, i)
+                                                                 for i in range(len(ex.cases))]})
+        return key, self._blobs[key]
+
     def grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
         with self._lock, torch.random.fork_rng():
             return self._grade(chapter, ex, raw)
+
+    def _verdict(self, chapter: Chapter, ex: Exercise, i: int, output: object) -> tuple[str, str]:
+        """(kind, message) of case i's check on `output`; remembered per output digest, so a class of equal
+        answers runs each check once (checks are deterministic: fixed inputs, forked RNG)."""
+        key = (chapter.module, ex.name, i, output_digest(output))
+        if key in self._verdicts:
+            return self._verdicts[key]
+        try:
+            ex.cases[i].check(output, self.inputs(chapter, ex, i))
+            verdict = ("pass", "")
+        except NotImplementedError:
+            verdict = ("not answered", "not answered yet")
+        except CheckFailed as exc:
+            verdict = ("fail", str(exc))
+        except Exception as exc:  # an odd result type, or a bug in the check itself
+            verdict = ("error", f"the check could not process your result "
+                                f"({type(exc).__name__}: {exc}). If your result has the documented type and "
+                                "shape, this may be a bug in the course's checks: please report it.")
+        self._verdicts[key] = verdict
+        return verdict
 
     def _grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
         expected_names = [c.name for c in ex.cases]
@@ -122,18 +156,10 @@ class Checker:
                 if entry.get("error_type") in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in entry["error"]:
                     res.message += "\n(The grading process has a memory limit; does your code build something huge?)"
             else:
-                try:
-                    case.check(entry["output"], self.inputs(chapter, ex, i))
-                    res.passed = True
-                except NotImplementedError:
-                    not_impl += 1
-                    res.message = "not answered yet"
-                except CheckFailed as exc:
-                    res.message = str(exc)
-                except Exception as exc:  # an odd result type, or a bug in the check itself
-                    res.message = (f"the check could not process your result "
-                                   f"({type(exc).__name__}: {exc}). If your result has the documented type and "
-                                   "shape, this may be a bug in the course's checks: please report it.")
+                verdict = self._verdict(chapter, ex, i, entry.get("output"))
+                res.passed = verdict[0] == "pass"
+                res.message = verdict[1]
+                not_impl += verdict[0] == "not answered"
             cases.append(res)
         if all(c.passed for c in cases):
             status = PASSED
@@ -146,106 +172,173 @@ class Checker:
         return ExerciseResult(chapter.number, ex.name, status, cases)
 
 
+def output_digest(value: object) -> str:
+    """A digest of a learner output that two outputs share only if every check must treat them alike:
+    types, dtypes, shapes, strides, values, and which tensors share a storage (tied weights)."""
+    h = hashlib.sha256()
+    storages: dict[int, int] = {}
+
+    def walk(v: object) -> None:
+        h.update(type(v).__qualname__.encode() + b"\0")
+        if isinstance(v, torch.Tensor):
+            ptr = v.untyped_storage().data_ptr()
+            sid = storages.setdefault(ptr, len(storages))
+            h.update(repr((str(v.dtype), tuple(v.shape), v.stride(), v.storage_offset(), sid, v.requires_grad,
+                           v.untyped_storage().nbytes())).encode())
+            h.update(v.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes() if v.numel() else b"")
+        elif isinstance(v, (list, tuple)):
+            h.update(str(len(v)).encode())
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            h.update(str(len(v)).encode())
+            for k, x in v.items():
+                walk(k)
+                walk(x)
+        else:
+            h.update(repr(v).encode() + b"\0")
+
+    walk(value)
+    return h.hexdigest()
+
+
 def _whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -> ExerciseResult:
     return ExerciseResult(chapter.number, ex.name, status, [CaseResult(c.name, False, 0.0, message) for c in ex.cases], message)
 
 
-def _run_child(chapter: Chapter, exercises: list[Exercise], learner_file: Path, blocked: list[Path],
-               memory_mb: int, checker: Checker, time_limit_s: float | None) -> list[ExerciseResult]:
-    """Grade `exercises` of one chapter, restarting the child after a timeout or a crash."""
-    results: dict[str, ExerciseResult] = {}
-    pending = list(exercises)
-    while pending:
-        with tempfile.TemporaryDirectory(prefix="judge-") as tmp:
-            out = Path(tmp)
-            request = {
-                "chapter_module": chapter.module, "learner_file": str(learner_file), "out_dir": str(out),
-                "exercises": [e.name for e in pending], "memory_mb": memory_mb,
-                "blocked_dirs": [str(b) for b in blocked],
-            }
-            (out / "request.json").write_text(json.dumps(request), encoding="utf-8")
-            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-            env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", PYTHONDONTWRITEBYTECODE="1",
-                       OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-            with open(out / "output.txt", "wb") as log:
-                proc = subprocess.Popen([sys.executable, "-m", "grading.child", str(out / "request.json")],
-                                        cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-                started: dict[str, float] = {}
-                try:
-                    checker.prepare(chapter, pending)
-                except Exception:
-                    pass  # an input that fails to build here is reported when its case is checked
-                current: Exercise | None = None
-                finished: set[str] = set()
-                launched = last_progress = time.monotonic()
-                killed_for: str | None = None
-                while proc.poll() is None:
-                    time.sleep(0.02)
-                    now = time.monotonic()
-                    for e in pending:
-                        if e.name not in started and (out / f"{e.name}.started").exists():
-                            started[e.name] = last_progress = now
-                            current = e
-                        if e.name not in finished and (out / f"{e.name}.pt").exists():
-                            finished.add(e.name)
-                            last_progress = now
-                    unfinished = [e for e in pending if e.name not in finished]
-                    if current is None:
-                        if now - launched > IMPORT_TIMEOUT_S:
-                            killed_for = "import"
-                    elif current.name not in finished:
-                        if now - started[current.name] > (time_limit_s or current.timeout_s):
-                            killed_for = current.name
-                    elif unfinished and now - last_progress > SETUP_TIMEOUT_S:
-                        killed_for = unfinished[0].name  # stuck before its clock started (e.g. torch patched to hang)
-                    if killed_for:
-                        proc.kill()
-                        proc.wait()
-                        break
-            import_error = out / "import_error.txt"
-            if import_error.exists():
-                msg = import_error.read_text(encoding="utf-8")
-                return [_whole_exercise(chapter, e, ERROR, msg) for e in exercises]
-            if killed_for == "import":
-                msg = f"Importing your file took more than {IMPORT_TIMEOUT_S:.0f} s (code at module level that never ends?)."
-                return [_whole_exercise(chapter, e, TIMEOUT, msg) for e in exercises]
-            still = []
-            for e in pending:
-                path = out / f"{e.name}.pt"
-                if path.exists():
-                    try:
-                        raw = torch.load(path, weights_only=True)
-                        results[e.name] = checker.grade(chapter, e, raw)
-                    except Exception as exc:
-                        results[e.name] = _whole_exercise(
-                            chapter, e, ERROR, f"Your result could not be read back safely ({type(exc).__name__}); "
-                                               "return plain tensors, numbers or tuples of them.")
-                elif e.name == killed_for:
-                    results[e.name] = _whole_exercise(
-                        chapter, e, TIMEOUT,
-                        f"Stopped after {time_limit_s or e.timeout_s:.0f} s: an endless loop, or something far too slow?")
-                elif e.name in started:
-                    results[e.name] = _whole_exercise(
-                        chapter, e, ERROR, f"The grading process ended while running your code (exit code {proc.returncode}): "
-                                           "sys.exit/os._exit, a crash, or the memory limit.")
-                else:
-                    still.append(e)
-            if len(still) == len(pending):  # no progress at all: do not loop forever
-                return [results.get(e.name) or _whole_exercise(chapter, e, ERROR, "The grading process failed to start:\n"
-                                                                + (out / "output.txt").read_text(errors="replace")[-2000:])
-                        for e in exercises]
-            pending = still
-    return [results[e.name] for e in exercises]
+def _blocked(source: Path, extra: list[Path]) -> list[str]:
+    """What learner code must never read (the OS sandbox hides it; the audit-hook fallback refuses it)."""
+    paths = [REPO / "solutions", source.parent / "solutions", REPO / ".git", REPO / "grading", REPO / "tests",
+             REPO / "mutants", source, Path.home() / ".ssh", *extra]
+    return sorted({str(p.resolve()) for p in paths})
 
 
-_REPORT_LOCK = threading.Lock()  # one chapter's results reach on_result together, never interleaved
+def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], memory_mb: int,
+             time_limit_s: float | None, blocked: list[str]) -> dict:
+    return {
+        "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
+        "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
+        "exercises": [{"name": e.name, "is_quiz": e.is_quiz, "key": keys[e.name], "cases": [c.name for c in e.cases],
+                       "calls": [c.call for c in e.cases]} for e in exercises],
+    }
 
 
-def _report(results: list[ExerciseResult], on_result) -> list[ExerciseResult]:
-    with _REPORT_LOCK:
-        for r in results if on_result else ():
-            on_result(r)
+OUTCOME_STATUS = {"timeout": TIMEOUT, "import_error": ERROR, "died": ERROR, "output_limit": ERROR,
+                  "too_big": ERROR, "protocol": ERROR}
+
+
+def grade_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
+               checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
+               blocked_extra: list[Path] = ()) -> list[ExerciseResult]:
+    """Grade `exercises` of one chapter in a copy of `learner_file`, on `worker`; never raises for learner code."""
+    if not learner_file.exists():
+        return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
+    try:
+        source = learner_file.read_bytes()  # the judge reads a copy; the student's folder is never written
+    except OSError as exc:
+        return [_whole_exercise(chapter, e, ERROR, f"Cannot read {learner_file}: {exc}") for e in exercises]
+    iso = worker.isolation.name
+    try:
+        keys = {}
+        with worker.lock:
+            for e in exercises:
+                key, blob = checker.blob(chapter, e)
+                worker.send_inputs(key, blob)
+                keys[e.name] = key
+            req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
+                           _blocked(learner_file.parent, list(blocked_extra)))
+            wait = warm.IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + warm.SETUP_TIMEOUT_S * (len(exercises) + 1)
+            reply, blobs = worker.grade(req, source, 2 * wait + 60)
+    except pool.WorkerFailed as exc:
+        return [_tag(_whole_exercise(chapter, e, ERROR, f"The grading worker failed, so this was not graded: {exc}"),
+                     iso) for e in exercises]
+    results, it = [], iter(blobs)
+    for e in exercises:
+        outcome = reply["outcomes"].get(e.name, {"kind": "died", "message": "no outcome was reported"})
+        if outcome["kind"] == "result":
+            try:
+                raw = torch.load(io.BytesIO(next(it)), weights_only=True)
+                res = checker.grade(chapter, e, raw)
+            except Exception as exc:
+                res = _whole_exercise(chapter, e, ERROR, f"Your result could not be read back safely "
+                                                         f"({type(exc).__name__}); return plain tensors, numbers or "
+                                                         "tuples of them.")
+        else:
+            res = _whole_exercise(chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome["message"])
+        results.append(_tag(res, iso))
     return results
+
+
+def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
+    res.isolation = isolation
+    return res
+
+
+def _plan_needs_model(plan) -> bool:
+    return any(e.uses_course_model for _, es in plan for e in es)
+
+
+def _workers_for(n_tasks: int, workers: int | None) -> int:
+    return max(1, min(n_tasks, workers or min(2, os.cpu_count() or 1)))
+
+
+def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+               checker: Checker | None = None, time_limit_s: float | None = None,
+               on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
+               blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
+               ) -> list[list[ExerciseResult]]:
+    """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
+
+    on_done(i, source, results) is called (from a worker thread) as each folder is finished;
+    on_result(result) as each exercise is (one chapter's results together, never interleaved).
+    """
+    checker = checker or Checker()
+    plan = select(load_chapters(), target)
+    if _plan_needs_model(plan):
+        from lesson_utils.course_model import ensure_course_model
+
+        ensure_course_model()  # build the cache once here, not concurrently in the workers
+    sources = [Path(s).resolve() for s in sources]
+    tasks: queue.Queue = queue.Queue()
+    for i, src in enumerate(sources):
+        for j, (chapter, exercises) in enumerate(plan):
+            tasks.put((i, j, src, chapter, exercises))
+    found: dict[tuple[int, int], list[ExerciseResult]] = {}
+    remaining = [len(plan)] * len(sources)
+    done_lock = threading.Lock()
+    n = _workers_for(tasks.qsize(), workers)
+
+    def run_worker(k: int) -> None:
+        while True:
+            try:
+                i, j, src, chapter, exercises = tasks.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                worker = pool.worker(k)
+            except pool.WorkerFailed as exc:
+                res = [_whole_exercise(chapter, e, ERROR, f"The grading worker could not start: {exc}")
+                       for e in exercises]
+            else:
+                res = grade_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
+                                 time_limit_s, blocked_extra)
+            with done_lock:
+                for r in res if on_result else ():
+                    on_result(r)
+                found[(i, j)] = res
+                remaining[i] -= 1
+                finished = remaining[i] == 0
+            if finished and on_done:
+                on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+    try:
+        with ThreadPoolExecutor(max_workers=n) as ex:
+            list(ex.map(run_worker, range(n)))
+    finally:
+        torch.set_num_threads(threads)
+    return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
 
 
 def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
@@ -257,27 +350,4 @@ def grade(source: Path, target: str | None = None, memory_mb: int = 6144, worker
     replaces every exercise's own time limit. on_result, when given, is called with each
     ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
-    source = Path(source).resolve()
-    checker = checker or Checker()
-    plan = select(load_chapters(), target)
-    if any(e.uses_course_model for _, es in plan for e in es):
-        from lesson_utils.course_model import ensure_course_model
-
-        ensure_course_model()  # build the cache once here, not concurrently in the children
-    is_solutions = source == (REPO / "solutions").resolve()
-    blocked = [] if is_solutions else [p for p in {REPO / "solutions", source.parent / "solutions"} if p.exists()]
-
-    def one(item):
-        chapter, exercises = item
-        learner_file = source / f"{chapter.module}.py"
-        if not learner_file.exists():
-            return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
-        return _run_child(chapter, exercises, learner_file, blocked, memory_mb, checker, time_limit_s)
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
-    try:
-        with ThreadPoolExecutor(max_workers=workers or min(2, os.cpu_count() or 1)) as pool:
-            return [r for rs in pool.map(lambda item: _report(one(item), on_result), plan) for r in rs]
-    finally:
-        torch.set_num_threads(threads)
+    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result)[0]

@@ -1,0 +1,80 @@
+"""Audit-hook guards installed in the learner's process just before its code is imported.
+
+Always on (inside bubblewrap too): no new processes (subprocess, os.system, exec*, fork, posix_spawn),
+no loading native code or symbols through ctypes, no walking the interpreter's objects with gc
+(get_objects, get_referrers, get_referents) to reach the grading code, no swapping a function's code.
+Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
+file outside the scratch folder, opening sockets, and reading anything under the blocked folders.
+Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
+sandbox is used wherever it runs.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+SPAWN = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+         "pty.spawn", "os.startfile")
+NATIVE = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.addressof", "ctypes.cdata",
+          "ctypes.call_function", "ctypes.create_string_buffer", "ctypes.string_at", "ctypes.wstring_at")
+INTROSPECT = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.chown",
+                "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
+SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class Refused(PermissionError):
+    """An action the grading sandbox does not allow."""
+
+
+def _path(arg) -> str | None:
+    if isinstance(arg, (str, bytes, os.PathLike)):
+        try:
+            return os.path.realpath(os.fsdecode(arg))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
+    """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
+    scratch = os.path.realpath(scratch)
+    roots = [os.path.realpath(b) for b in blocked]
+
+    def hook(event: str, args: tuple) -> None:
+        if event.startswith(SPAWN):
+            raise Refused("Starting other programs is not allowed while grading.")
+        if event in NATIVE:
+            raise Refused("Loading native code (ctypes) is not allowed while grading.")
+        if event in INTROSPECT:
+            raise Refused("Walking the interpreter's objects (gc.get_objects/get_referrers/get_referents) "
+                          "is not allowed while grading.")
+        if event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
+            raise Refused("Replacing a function's __code__ is not allowed while grading.")
+        if event in ("open", "os.listdir", "os.scandir") and args:
+            p = _path(args[0])
+            if p is None:
+                return
+            if any(_inside(p, r) for r in roots):
+                raise Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
+                              "another student.")
+            if strict_files and event == "open" and not _inside(p, scratch):
+                mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+                writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                    isinstance(flags, int) and flags & WRITE_FLAGS)
+                if writes and not p.startswith("/dev/null"):
+                    raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
+                                  f"{scratch} is writable.")
+        if strict_files and event in FILE_CHANGES:
+            paths = [q for q in (_path(a) for a in args[:2]) if q]
+            if any(not _inside(q, scratch) for q in paths):
+                raise Refused(f"{event} outside the scratch folder is not allowed while grading.")
+        if strict_files and event in SOCKETS:
+            raise Refused("Network access is not allowed while grading.")
+
+    sys.addaudithook(hook)

@@ -1,0 +1,421 @@
+"""The warm grading worker: torch, transformers and the course model loaded once; a fresh child forked
+per (learner file, chapter) to run the learner's code.
+
+Started by the judge (grading/pool.py) as `python -m grading.warm`, inside bubblewrap where it runs
+(grading/sandbox.py). It talks to the judge over its stdin/stdout with grading.wire frames:
+
+    judge -> worker  {"op": "inputs", "key": K} + pickled inputs   (built by the judge; cached here)
+                     {"op": "preload"}                              (load the course model now)
+                     {"op": "grade", "id", "filename", "module", "inputs": [K...], "exercises": [...],
+                      "timeouts": {name: s}, "memory_mb", "blocked": [...]} + the learner's source
+    worker -> judge  {"op": "ready", "pid", "isolation"}, {"op": "ack"}, {"op": "graded", "id", "outcomes",
+                      "output"} + one blob per outcome of kind "result" (torch.save bytes, never unpickled here)
+
+The worker never loads a check module. It marks itself non-dumpable so a child cannot open its pipes
+through /proc, and each child closes every descriptor but its own two pipes before learner code runs.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import resource
+import selectors
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from typing import Any
+
+from . import wire
+
+IMPORT_TIMEOUT_S = 120.0  # importing the learner's file, before any exercise starts
+SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time limit)
+OUTPUT_LIMIT = 8 << 20  # bytes a child may print in total before it is stopped
+OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the report
+RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
+FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE)
+EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
+
+_INPUTS: dict[str, dict[str, list]] = {}  # key -> exercise name -> inputs per case
+
+
+def _nondumpable() -> None:
+    """PR_SET_DUMPABLE 0: same-user processes (the children) cannot ptrace us or open /proc/<pid>/fd."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except Exception:
+        pass  # not Linux: there is no /proc to protect
+
+
+def resolve_fixture(pid: tuple) -> Any:
+    """The worker's own copy of a course fixture that the judge pickled by name (see pool.FixturePickler)."""
+    from . import fixtures
+
+    kind = pid[0]
+    if kind == "hf_model":
+        return _rebuild_hf_model(*pid[1:])
+    if kind == "course_model":
+        return fixtures.course_model()[0]
+    if kind == "course_tokenizer":
+        return fixtures.course_model()[1]
+    base_key = pid[1]
+    if base_key == "course_embedding":
+        base = fixtures.course_embedding()
+    else:
+        base = dict(fixtures.course_model()[0].named_parameters())[base_key.removeprefix("param:")]
+    if kind == "base":
+        return base
+    _, _, shape, stride, offset, requires_grad = pid
+    view = base.detach().as_strided(shape, stride, offset)
+    return view.requires_grad_(requires_grad) if requires_grad else view
+
+
+def _rebuild_hf_model(module: str, qualname: str, config: dict, state: dict, requires_grad: dict,
+                      training: bool, meta: bool, dtype: str):
+    """The counterpart of pool.hf_model_recipe: the same class, config, weights and flags."""
+    import importlib
+
+    import torch
+
+    cls = getattr(importlib.import_module(module), qualname)
+    cfg = cls.config_class.from_dict(config)
+    with torch.random.fork_rng(), torch.device("meta" if meta else "cpu"):
+        model = cls(cfg)
+    model = model.to(getattr(torch, dtype.removeprefix("torch.")))
+    if state:
+        model.load_state_dict(state, strict=False)
+    for name, p in model.named_parameters(remove_duplicate=False):
+        p.requires_grad_(requires_grad.get(name, p.requires_grad))
+    return model.train(training)
+
+
+class _InputsUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid):
+        return resolve_fixture(tuple(pid))
+
+
+def _keep() -> dict[int, Any]:
+    """Objects that per-case deep copies share instead of copying (the course model and E, once loaded)."""
+    from . import fixtures
+
+    keep: dict[int, Any] = {}
+    if fixtures._load_course_model_once.cache_info().currsize:
+        for obj in fixtures.course_model():
+            keep[id(obj)] = obj
+    if fixtures.course_embedding.cache_info().currsize:
+        e = fixtures.course_embedding()
+        keep[id(e)] = e
+    return keep
+
+
+def _count_tasks() -> int:
+    """Threads of this user visible here (in the sandbox's PID namespace: just ours)."""
+    uid, n = os.getuid(), 0
+    try:
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.stat(f"/proc/{pid}").st_uid == uid:
+                        n += len(os.listdir(f"/proc/{pid}/task"))
+                except OSError:
+                    pass
+    except OSError:
+        return 64
+    return n
+
+
+def _limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
+    """Address space (what is mapped now + memory_mb), CPU seconds, file size, processes, no core files."""
+    def lim(which, soft):
+        try:
+            _, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+            resource.setrlimit(which, (soft, hard if hard != resource.RLIM_INFINITY else soft))
+        except (ValueError, OSError):
+            pass
+
+    try:
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        mapped = 0
+    lim(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024)
+    lim(resource.RLIMIT_CPU, int(cpu_s) + 1)
+    lim(resource.RLIMIT_FSIZE, FILE_LIMIT)
+    lim(resource.RLIMIT_CORE, 0)
+    lim(resource.RLIMIT_NPROC, tasks + EXTRA_TASKS)
+
+
+def _child(msg: dict, learner_file: str, scratch: str, result_w: int, output_w: int, exercises: list[dict],
+           tasks: int) -> None:
+    """In the forked child: shed the worker's descriptors, confine, run the learner's code, exit."""
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output_w, 1)
+        os.dup2(output_w, 2)
+        os.closerange(3, result_w)
+        os.closerange(result_w + 1, 65536)
+        os.chdir(scratch)
+        os.environ.update(HOME=scratch, TMPDIR=scratch)
+        tempfile.tempdir = scratch
+        budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S
+        _limits(msg["memory_mb"], budget, tasks)
+        from . import child, guard
+
+        inputs = {e["name"]: _INPUTS[e["key"]][e["name"]] for e in exercises}
+        keep = _keep()
+        guard.install(scratch, msg.get("blocked", []), strict_files=not msg.get("os_sandbox", False))
+        child.run(result_w, learner_file, msg["module"], exercises, inputs, keep)
+    except BaseException:
+        try:
+            os.write(2, b"grading child failed:\n")
+        except OSError:
+            pass
+    finally:
+        os._exit(0)
+
+
+def _describe_exit(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        why = {signal.SIGXCPU: "the CPU-time limit", signal.SIGXFSZ: f"the file-size limit ({FILE_LIMIT >> 20} MB)",
+               signal.SIGKILL: "killed", signal.SIGSEGV: "a crash in native code",
+               signal.SIGABRT: "an abort, often out of memory"}.get(sig, "a signal")
+        return f"signal {signal.Signals(sig).name}: {why}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def _clean_tmp(root: str, keep: set[str]) -> None:
+    """Remove everything a child left in the scratch root (and /dev/shm inside the sandbox)."""
+    for base in (root, "/dev/shm") if os.environ.get("GRADING_IN_BWRAP") else (root,):
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(base, name)
+            if path in keep:
+                continue
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
+def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tuple[dict, list[bytes], bytes]:
+    """Fork one child for `exercises` (in order); outcomes for those it finished or failed, in order.
+
+    Returns (outcomes by name, result blobs in outcome order, captured output). An exercise with no
+    outcome was never started (the child died before it) and should be tried again.
+    """
+    scratch = tempfile.mkdtemp(prefix="scratch-", dir=root)
+    learner_file = os.path.join(scratch, msg["filename"])
+    with open(learner_file, "wb") as f:
+        f.write(source)
+    result_r, result_w = os.pipe()
+    output_r, output_w = os.pipe()
+    tasks = _count_tasks()
+    pid = os.fork()
+    if pid == 0:
+        os.close(result_r)
+        os.close(output_r)
+        _child(msg, learner_file, scratch, result_w, output_w, exercises, tasks)
+    os.close(result_w)
+    os.close(output_w)
+    outcomes: dict[str, dict] = {}
+    blobs: list[bytes] = []
+    output, printed = bytearray(), 0
+    parser = wire.FrameParser(RESULT_LIMIT)
+    names = [e["name"] for e in exercises]
+    state, current, deadline = "import", None, time.monotonic() + IMPORT_TIMEOUT_S
+    received, failure = 0, None  # failure: (kind, message) that ends this child
+
+    sel = selectors.DefaultSelector()
+    sel.register(result_r, selectors.EVENT_READ, "result")
+    sel.register(output_r, selectors.EVENT_READ, "output")
+    open_fds = 2
+    while open_fds and failure is None:
+        timeout = deadline - time.monotonic() if deadline else None
+        if timeout is not None and timeout <= 0:
+            if state == "import":
+                failure = ("timeout", f"Importing your file took more than {IMPORT_TIMEOUT_S:.0f} s "
+                                      "(code at module level that never ends?).")
+            elif state == "running":
+                failure = ("timeout", f"Stopped after {msg['timeouts'][current]:.0f} s: an endless loop, or "
+                                      "something far too slow?")
+            else:
+                failure = ("timeout", f"Stopped: no progress for {SETUP_TIMEOUT_S:.0f} s between exercises "
+                                      "(something patched at import time that hangs?).")
+            break
+        for key, _ in sel.select(timeout):
+            fd = key.fileobj
+            data = os.read(fd, 1 << 20)
+            if not data:
+                sel.unregister(fd)
+                open_fds -= 1
+                continue
+            if key.data == "output":
+                printed += len(data)
+                if len(output) < OUTPUT_KEEP:
+                    output += data[:OUTPUT_KEEP - len(output)]
+                if printed > OUTPUT_LIMIT:
+                    failure = ("output_limit", f"Your code printed more than {OUTPUT_LIMIT >> 20} MB; it was "
+                                               "stopped. Print less (a loop that prints every step?).")
+                    break
+                continue
+            received += len(data)
+            try:
+                if received > RESULT_LIMIT:
+                    raise wire.WireError(f"more than {RESULT_LIMIT >> 20} MB of results")
+                frames = parser.feed(data)
+            except wire.WireError as exc:
+                failure = ("too_big", f"Your results are too large to send back ({exc}); return smaller values.")
+                break
+            for kind, body in frames:
+                expected_next = names[len(outcomes)] if len(outcomes) < len(names) else None
+                if state == "import" and kind == wire.IMPORT_ERROR:
+                    failure = ("import_error", body.decode("utf-8", "replace"))
+                elif state == "import" and kind == wire.IMPORTED:
+                    state, deadline = "between", time.monotonic() + SETUP_TIMEOUT_S
+                elif state == "between" and kind == wire.STARTED and body.decode(errors="replace") == expected_next:
+                    state, current = "running", expected_next
+                    deadline = time.monotonic() + msg["timeouts"][current]
+                elif state == "running" and kind == wire.RESULT:
+                    outcomes[current] = {"kind": "result"}
+                    blobs.append(body)
+                    state, current, deadline = "between", None, time.monotonic() + SETUP_TIMEOUT_S
+                elif state == "between" and kind == wire.DONE and expected_next is None:
+                    state, deadline = "done", time.monotonic() + SETUP_TIMEOUT_S
+                else:
+                    failure = ("protocol", "The grading channel received something out of order (learner code "
+                                           "writing to the judge's pipe?); nothing from this run was trusted.")
+                if failure:
+                    break
+            if failure:
+                break
+    if failure:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _, status = os.waitpid(pid, 0)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # anything it left behind in its session
+    except OSError:
+        pass
+    sel.close()
+    os.close(result_r)
+    os.close(output_r)
+    _clean_tmp(root, set())
+
+    if failure and failure[0] == "protocol":
+        outcomes, blobs = {}, []  # a forged frame may have come at any time: trust nothing from this child
+        for n in names:
+            outcomes[n] = {"kind": "protocol", "message": failure[1]}
+    elif failure:
+        kind, message = failure
+        targets = names if state == "import" else [current or next((n for n in names if n not in outcomes), None)]
+        for n in targets:
+            if n and n not in outcomes:
+                outcomes[n] = {"kind": kind, "message": message}
+    elif state != "done":
+        how = _describe_exit(status)
+        if state == "import":
+            for n in names:
+                outcomes[n] = {"kind": "died", "message": f"The grading process ended while importing your file "
+                                                         f"({how}): sys.exit/os._exit at module level, a crash, "
+                                                         "or the memory limit."}
+        elif state == "running":
+            outcomes[current] = {"kind": "died", "message": f"The grading process ended while running your code "
+                                                           f"({how}): sys.exit/os._exit, a crash, or the memory "
+                                                           "limit."}
+    return outcomes, blobs, bytes(output)
+
+
+def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
+    """Grade every requested exercise, forking a new child after a timeout or a crash."""
+    pending = [e for e in msg["exercises"]]
+    outcomes: dict[str, dict] = {}
+    blobs: list[bytes] = []
+    output = b""
+    while pending:
+        got, got_blobs, out = grade_once(msg, source, pending, root)
+        output = output or out
+        it = iter(got_blobs)
+        for e in pending:
+            if e["name"] in got:
+                o = got[e["name"]]
+                outcomes[e["name"]] = o
+                if o["kind"] == "result":
+                    blobs.append(next(it))
+        still = [e for e in pending if e["name"] not in got]
+        if len(still) == len(pending):  # no progress at all: do not loop forever
+            for e in still:
+                outcomes[e["name"]] = {"kind": "died", "message": "The grading process stopped before this exercise "
+                                                                  "started, twice."}
+            break
+        pending = still
+    ordered = {e["name"]: outcomes[e["name"]] for e in msg["exercises"]}
+    # blobs must follow the order of "result" outcomes in `ordered`
+    by_name, it = {}, iter(blobs)
+    for name, o in outcomes.items():
+        if o["kind"] == "result":
+            by_name[name] = next(it)
+    ordered_blobs = [by_name[n] for n, o in ordered.items() if o["kind"] == "result"]
+    return ordered, ordered_blobs, output.decode("utf-8", "replace")
+
+
+def main() -> None:
+    ctl_in, ctl_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # stray prints go to the judge's log, never into the channel
+    _nondumpable()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch
+
+    torch.set_num_threads(1)
+    import transformers  # noqa: F401  (warm: every child starts with it loaded)
+    from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
+
+    from . import child, fixtures, guard, protocols  # noqa: F401
+
+    root = os.environ.get("GRADING_SCRATCH") or tempfile.mkdtemp(prefix="grading-")
+    wire.send_json(ctl_out, {"op": "ready", "pid": os.getpid()})
+    while True:
+        try:
+            msg, blobs = wire.recv_json(ctl_in)
+        except wire.WireError:
+            return  # the judge is gone
+        op = msg.get("op")
+        if op == "inputs":
+            _INPUTS[msg["key"]] = _InputsUnpickler(io.BytesIO(blobs[0])).load()
+            wire.send_json(ctl_out, {"op": "ack"})
+        elif op == "preload":
+            fixtures.course_model()
+            fixtures.course_embedding()
+            wire.send_json(ctl_out, {"op": "ack"})
+        elif op == "grade":
+            start = time.perf_counter()
+            outcomes, result_blobs, output = grade(msg, blobs[0], root)
+            wire.send_json(ctl_out, {"op": "graded", "id": msg["id"], "outcomes": outcomes, "output": output,
+                                     "seconds": time.perf_counter() - start}, result_blobs)
+        elif op == "exit":
+            return
+        else:
+            wire.send_json(ctl_out, {"op": "error", "message": f"unknown op {op!r}: {json.dumps(msg)[:200]}"})
+
+
+if __name__ == "__main__":
+    main()
