@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from .runner import PASSED, ExerciseResult, load_chapters
+from .runner import ExerciseResult, load_chapters
 from .spec import Chapter, Exercise
 
 DEFAULT_POINTS = Exercise.__dataclass_fields__["points"].default  # for a result whose exercise is unknown
@@ -85,10 +85,8 @@ def total(items: Iterable[Score]) -> tuple[float, float]:
     return round(sum(s.points for s in items), 2), round(sum(s.max_points for s in items), 2)
 
 
-def course_max_points(target_results: Iterable[ExerciseResult] | None = None) -> float:
-    """Points possible for the whole course (or for the exercises in `target_results`)."""
-    if target_results is not None:
-        return total(scores(target_results))[1]
+def course_max_points() -> float:
+    """Points possible for the whole course."""
     return round(sum(max_points(e) for e in _catalog().values()), 2)
 
 

@@ -103,6 +103,15 @@ def to_markdown(summaries: list[ExerciseSummary]) -> str:
     for s in summaries:
         out.append(f"| {s.chapter} | {s.name} | {s.passed}/{s.students} | {s.not_attempted} | "
                    f"{points.fmt(s.mean_points)}/{points.fmt(s.max_points)} |")
+    chapters: dict[str, list[float]] = {}
+    for s in summaries:
+        t = chapters.setdefault(s.chapter, [0.0, 0.0])
+        t[0] += s.mean_points
+        t[1] += s.max_points
+    got, top = sum(p for p, _ in chapters.values()), sum(m for _, m in chapters.values())
+    out += ["", "| chapter | mean points |", "|---|---|"]
+    out += [f"| {c} | {points.fmt(p)}/{points.fmt(m)} |" for c, (p, m) in sorted(chapters.items())]
+    out.append(f"| all | {points.fmt(got)}/{points.fmt(top)} |")
     for s in summaries:
         if not (s.mistakes or s.errors or s.blocked):
             continue
