@@ -35,22 +35,29 @@ def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
         out.append(("table", ["exercise", "status", "cases passed", "points"],
                     [[r.name, r.status, f"{sum(c.passed for c in r.cases)}/{len(r.cases)}",
                       f"{points.fmt(s.points)} / {points.fmt(s.max_points)}"] for r, s in rs]))
+        shown: dict[str, str] = {}  # a message several exercises share (an import error) is written out once
         for r, s in rs:
             if not r.passed:
-                out += exercise_blocks(r, notes.get((r.chapter, r.name), ""))
+                out += exercise_blocks(r, notes.get((r.chapter, r.name), ""), shown)
     return out
 
 
-def exercise_blocks(r: ExerciseResult, note: str = "") -> list[Block]:
-    """What a learner needs to fix one exercise: failed cases, the named mistakes, the note, the hint."""
+def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | None = None) -> list[Block]:
+    """What a learner needs to fix one exercise: failed cases, the named mistakes, the note, the hint.
+
+    shown: messages already written out for earlier exercises (message -> exercise), updated here."""
     ex = points.exercise(r.chapter, r.name)
     out: list[Block] = [("h3", f"{r.name}: {r.status}")]
     shared = shared_message(r)
     failed = [c for c in r.cases if not c.passed]
     if r.status == NOT_ATTEMPTED:
         out.append(("p", "Not attempted yet: the function still raises NotImplementedError, or the answer is missing."))
+    elif shared is not None and shown is not None and shared in shown:
+        out.append(("p", f"Every case ({len(r.cases)}) failed with the same error as {shown[shared]} above."))
     elif shared is not None:
         out += [("p", f"Every case ({len(r.cases)}) failed with:"), ("pre", shared)]
+        if shown is not None:
+            shown[shared] = r.name
     else:
         unit = "questions are wrong or unanswered" if r.name.startswith("quiz") else "cases failed"
         out.append(("p", f"{len(failed)} of {len(r.cases)} {unit}:"))
