@@ -213,6 +213,27 @@ def test_gradebook_has_points_columns_and_only_student_rows(tmp_path):
     assert got["alice"]["max_points"] == "7" and got["bob"]["points"] == "0"
 
 
+def test_json_and_junit_reports_carry_points_and_totals(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    msg = mistake_message("repeated ids overwrote each other.")
+    rs = [result("01", "lookup", PASSED, [("a", True, "")]),
+          result("01", "embedding_backward", WRONG, [("a", False, msg), ("b", True, "")]),
+          result("04", "softmax", WRONG, [("a", False, "x")])]
+    report.to_json(rs, tmp_path / "r.json", str(tmp_path))
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert (data["points"], data["max_points"]) == (3, 9)
+    assert data["chapters"] == {"01": {"points": 3, "max_points": 6}, "04": {"points": 0, "max_points": 3}}
+    back = data["exercises"][1]
+    assert back["mistakes"] == ["repeated ids overwrote each other."] and back["cases"][0]["message"] == msg
+    assert back["cases"][0]["mistake"] == "repeated ids overwrote each other." and back["points"] == 0
+    report.to_junit(rs, tmp_path / "r.xml")
+    root = ET.parse(tmp_path / "r.xml").getroot()
+    assert (root.get("points"), root.get("max_points")) == ("3", "9")
+    suites = {s.get("name"): {p.get("name"): p.get("value") for p in s.find("properties")} for s in root}
+    assert suites == {"judge.ch01": {"points": "3", "max_points": "6"}, "judge.ch04": {"points": "0", "max_points": "3"}}
+
+
 def test_lms_csv_for_canvas_and_moodle(tmp_path):
     rows = {"alice": [result("01", "lookup", PASSED, [("a", True, "")])],
             "bob": [result("01", "lookup", WRONG, [("a", False, "x")])]}
