@@ -357,6 +357,18 @@ def test_submitted_files_are_found_and_solutions_ignored(tmp_path):
                      "ch02_lm_head.py": sub / "ch02_lm_head.py"}
 
 
+def test_run_autograder_writes_a_result_even_when_the_judge_cannot_run(tmp_path):
+    from grading.gradescope import run
+
+    root = tmp_path / "autograder"
+    (root / "source" / "exercises").mkdir(parents=True)  # a broken upload: no judge.py
+    (root / "source" / "exercises" / "ch01_embeddings.py").write_text(STUB_01)
+    assert run(root, ["01"]) == 1
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert data["score"] == 0 and data["tests"] == [] and "could not grade" in data["output"]
+    assert "exited with code" in data["output"]
+
+
 def test_classroom_workflow_template_is_usable_and_does_not_run_here():
     path = REPO / "templates" / "github-classroom" / "classroom.yml"
     flow = yaml.safe_load(path.read_text())
