@@ -34,6 +34,10 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
   apt-get update && apt-get install -y --no-install-recommends python3 python3-venv python3-pip
 fi
+if ! python3 -c "import sys; sys.exit(sys.version_info < (3, 11))"; then
+  echo "Python 3.11 or newer is needed (the pinned numpy 2.4 needs it): choose Ubuntu 24.04 as the base image." >&2
+  exit 1
+fi
 python3 -m venv "$ROOT/venv"
 PIP=("$ROOT/venv/bin/python" -m pip install --disable-pip-version-check)
 # The CPU build of torch first and pinned (a plain install can pull a multi-GB CUDA build); PyPI if the index fails.
