@@ -555,7 +555,7 @@ def test_gradescope_package_runs_against_a_fake_autograder_tree(tmp_path):
     assert "Submitted exercise files: ch01_embeddings.py" in run.stdout
 
 
-def test_single_run_classroom_result_and_syntax_error_printed_once(tmp_path):
+def test_single_run_classroom_result_and_syntax_error_printed_once(tmp_path):  # -q: see the console tests
     src = tmp_path / "exercises"
     src.mkdir()
     (src / "ch01_embeddings.py").write_text("x = 1\ndef oops(:\n", encoding="utf-8")
@@ -566,9 +566,6 @@ def test_single_run_classroom_result_and_syntax_error_printed_once(tmp_path):
     validate_classroom(data)
     assert data["status"] == "fail" and data["max_score"] == 16 and len(data["tests"]) == 5
     assert all(t["status"] == "error" and "SyntaxError" in t["message"] for t in data["tests"])
-    quiet = run_judge("01", "--source", str(src), "-q")
-    lines = [line for line in quiet.stdout.splitlines() if line.strip()]
-    assert sum(" pts" in line for line in lines) == 5 and "SyntaxError" not in quiet.stdout
 
 
 def test_list_shows_points():
