@@ -28,6 +28,10 @@ def _lookup_mistakes(E: torch.Tensor, ids: torch.Tensor):
     if ids.dim() == 1 and ids.numel() and int(ids.max()) < E.shape[1]:
         yield ("you took columns (E[:, ids]) instead of rows: a token's vector is a row of the [V, d] table.",
                lambda: E[:, ids].T)
+    if ids.dim() != 1:
+        yield ("you flattened the ids: the result keeps their shape, [*ids.shape, d] (one row per id, wherever it "
+               "sits in the batch). Index with the ids as they are, or reshape back at the end.",
+               lambda: F.embedding(ids.reshape(-1), E))
 
 
 def _check_lookup(out, inputs):
@@ -63,6 +67,8 @@ def _check_offset(out, inputs):
         ("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size()).", i * d),
         ("you counted rows from 1: row 0 starts at byte 0.", (i + 1) * d * size),
         ("you used a column stride: rows are d elements apart in a row-major table.", i * size),
+        ("you assumed 4 bytes per element (float32): the element size depends on the dtype "
+         "(torch.empty(0, dtype=dtype).element_size()).", i * d * 4),
     ])
 
 
@@ -114,7 +120,10 @@ def _check_backward(out, inputs):
         counts = torch.bincount(ids.reshape(-1), minlength=V).clamp(min=1).to(expected.dtype)
         return expected / counts[:, None]
 
+    used = int(ids.max()) + 1 if ids.numel() else 0
     expect_tensor(out, expected, "gradient of E", atol=1e-6, rtol=1e-6, mistakes=[
+        (f"your gradient has ids.max() + 1 = {used} rows: the table has vocab_size = {V} rows, used or not "
+         "(start from torch.zeros(vocab_size, d)).", lambda: expected[:used]),
         ("repeated ids were averaged. A row used twice must receive the SUM of its gradients (each use "
          "contributes to the loss separately): use index_add_ or scatter_add_ without dividing.", averaged),
         ("repeated ids overwrote each other (g[ids] = grad_out). A row used twice must receive the SUM "

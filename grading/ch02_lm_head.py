@@ -118,7 +118,10 @@ def _check_topk(out, inputs):
         raise CheckFailed("you returned (ids, values): return (values, ids), like torch.topk.")
     probs = torch.softmax(logits.double(), dim=-1)
     ascending = torch.sort(logits, stable=True).indices[:k]  # the k smallest, equal values by increasing id
-    expect_tensor(got_values, values, f"top-{k} values", atol=0, rtol=0, mistakes=[
+    everything = ranked_ids(logits)
+    zero = [("k = 0 asks for no tokens: `k or len(logits)` (or `if not k`) treats 0 as 'all'. Slicing [:k] with "
+             "k = 0 already gives empty tensors.", lambda: logits[everything])] if k == 0 else []
+    expect_tensor(got_values, values, f"top-{k} values", atol=0, rtol=0, mistakes=zero + [
         ("you took the k SMALLEST values: sort in descending order.", lambda: logits[ascending]),
         ("you returned probabilities: the values asked for are the logits themselves.",
          lambda: probs[ids].to(logits.dtype)),
@@ -162,10 +165,14 @@ def _measured_flops(d: int, V: int, positions: int) -> int:
 def _check_flops(out, inputs):
     d, V, positions = (*inputs, 1)[:3]
     expected = _measured_flops(d, V, positions)
-    expect_equal(out, expected, f"FLOPs of the head, d={d:,}, V={V:,}, positions={positions:,}", mistakes=[
+    zero = [("positions = 0 is a valid count (no positions, no work): `positions or 1` treats 0 as 1. Test "
+             "`is None` for a missing value, never truthiness.", 2 * d * V)] if positions == 0 else []
+    expect_equal(out, expected, f"FLOPs of the head, d={d:,}, V={V:,}, positions={positions:,}", mistakes=zero + [
         ("you counted a multiply-add as one operation: it is two (one multiply, one add).", d * V * positions),
         ("you left out the positions: the cost grows with the number of positions scored.", 2 * d * V),
         ("you returned a float: return an exact int (use integer arithmetic).", float(expected)),
+        ("you counted d - 1 additions per logit: the convention (PyTorch's FlopCounterMode, and the chapter) "
+         "counts each multiply-add as 2, so 2 * d operations per logit.", (2 * d - 1) * V * positions),
     ])
 
 

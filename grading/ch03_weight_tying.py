@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .compare import CheckFailed, expect_equal, expect_float, expect_tensor, expect_that, matches
-from .fixtures import cached_tiny_model, course_model, random_ids, random_table
+from .fixtures import SharedStorageParameters, cached_tiny_model, course_model, random_ids, random_table
 from .input_types import TinyLM
 from .protocols import same_storage as _same_storage, sgd_step_through_head as _sgd_step_through_head
 from .spec import Case, Chapter, Exercise, Question
@@ -124,6 +124,14 @@ def _frozen():
     return (model,)
 
 
+def _tied_with_buffers():
+    def make():
+        model = _TinyLM(40, 8, tied=True)
+        model.extra_norm = nn.BatchNorm1d(8)  # buffers, so state_dict() and every name give different wrong counts
+        return model
+    return (_built(make),)
+
+
 def _with_buffers():
     return (_built(lambda: nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))),)
 
@@ -150,6 +158,9 @@ COUNT_INPUTS = {
     "a tiny transformers Llama, untied": lambda: _tiny_hf(False),
     "Qwen3-0.6B on the meta device (shapes only; data_ptr() is 0 for every tensor)": _meta_qwen3,
     "the course model (tied)": lambda: (course_model()[0],),
+    "a tied toy LM with a BatchNorm: a shared matrix AND buffers": _tied_with_buffers,
+    "two distinct Parameters viewing one storage (a fused [6, 4] weight and its lower half)":
+        lambda: (SharedStorageParameters(6, 4, seed=3),),
 }
 
 
@@ -166,6 +177,12 @@ def _count_mistakes(model: nn.Module):
     yield ("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
            "Deduplicate by the Parameter object itself; model.parameters() already yields each one once.",
            lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
+    yield ("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one storage "
+           "(a fused matrix exposed in parts) and are still two parameters. Deduplicate by the Parameter object "
+           "itself; model.parameters() already yields each one once.",
+           lambda: sum(p.numel() for p in {p.untyped_storage().data_ptr(): p for p in model.parameters()}.values()))
+    yield ("counted Parameter tensors, not the numbers in them: add up p.numel() for each parameter.",
+           lambda: len(list(model.parameters())))
 
 
 def _check_count(out, inputs):
@@ -233,6 +250,10 @@ def _check_untied(name):
              total + 2 * V * d),
             ("doubled the whole model: only the V x d table is duplicated.", 2 * total),
             ("subtracted the table: untying adds a table, tying removes one.", total - V * d),
+            ("returned only the two tables (2 * V * d): untied_total is the WHOLE model, total_params plus the "
+             "new head's V x d matrix.", 2 * V * d),
+            ("gave the new head a bias (V more): an untied head is a V x d matrix like the embedding, no bias.",
+             total + V * d + V),
         ])
     return check
 
@@ -295,6 +316,9 @@ def _check_rows(out, inputs):
          lambda: int((grad.sum(dim=1) != 0).sum())),
         ("used a tolerance: any non-zero value, however small, means the row receives gradient.",
          lambda: int((grad.abs() > 1e-6).any(dim=1).sum()) if grad.numel() else 0),
+        ("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "
+         "(1e-5 ** 2 in float16). Test each entry: (grad != 0).any(dim=1).",
+         lambda: int(((grad ** 2).sum(dim=1) > 0).sum()) if grad.numel() else 0),
     ])
 
 

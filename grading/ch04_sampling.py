@@ -97,17 +97,33 @@ SOFTMAX_INPUTS = {
     "rows on very different scales [[1000, 999], [0, -1]]": lambda: (torch.tensor([[1000.0, 999.0], [0.0, -1.0]]), -1),
     "-inf entries (masked tokens get probability 0)": lambda: (_with_neg_inf(random_tensor((3, 8), 4), 5), -1),
     "float64 keeps float64": lambda: (random_tensor((2, 7), 6, dtype=torch.float64), -1),
+    "float16 [4, 64] (scale 4): accumulated in float32, returned as float16": lambda: (
+        random_tensor((4, 64), 70, 4.0, torch.float16), -1),
+    "bfloat16 [3, 200] (scale 4), dim=-1": lambda: (random_tensor((3, 200), 71, 4.0, torch.bfloat16), -1),
+    "bfloat16 [6, 5], dim=0": lambda: (random_tensor((6, 5), 72, 3.0, torch.bfloat16), 0),
+    "a zero-size dimension [2, 0] -> an empty [2, 0], like torch.softmax": lambda: (torch.zeros(2, 0), -1),
+    "an empty vector [0]": lambda: (torch.zeros(0), -1),
+    "[0, 3] along dim=0 (zero-size)": lambda: (torch.zeros(0, 3), 0),
     "the course model's next-token logits [49152]": lambda: (_real(), -1),
 }
+
+# float16/bfloat16: torch.softmax accumulates in float32, so its result is the exact one rounded to the dtype;
+# one unit in the last place (relative 2**-10 and 2**-7; float16 subnormals below 2**-14 step by 2**-24) is allowed.
+HALF_TOLERANCE = {torch.float16: dict(atol=2.0 ** -24, rtol=2.0 ** -10), torch.bfloat16: dict(atol=0.0, rtol=2.0 ** -7)}
 
 
 def _check_softmax(out, inputs):
     x, dim = inputs
     expected = _softmax64(x, dim).to(x.dtype)
-    tol = dict(atol=1e-12, rtol=1e-9) if x.dtype == torch.float64 else dict(atol=1e-7, rtol=1e-4)
+    tol = (dict(atol=1e-12, rtol=1e-9) if x.dtype == torch.float64 else HALF_TOLERANCE.get(x.dtype)
+           or dict(atol=1e-7, rtol=1e-4))
 
     def naive():
         e = x.exp()
+        return e / e.sum(dim=dim, keepdim=True)
+
+    def naive_half():
+        e = (x - x.amax(dim=dim, keepdim=True)).exp()
         return e / e.sum(dim=dim, keepdim=True)
 
     def global_shift():
@@ -125,6 +141,10 @@ def _check_softmax(out, inputs):
     if x.dim() > 1:
         other = 0 if dim in (-1, x.dim() - 1) else -1
         mistakes.append((f"you normalised along dim={other} instead of dim={dim}.", lambda: _softmax64(x, other).to(x.dtype)))
+    if x.dtype in HALF_TOLERANCE:
+        mistakes.insert(0, (f"you computed in {x.dtype} itself: the shift, exp and division each round to "
+                            f"{x.dtype}, several units in the last place off. Accumulate in float32 as torch.softmax "
+                            "does (x.float()), then cast the result back with .to(logits.dtype).", naive_half))
     expect_tensor(out, expected, "softmax", **tol, mistakes=mistakes)
 
 
@@ -164,7 +184,12 @@ def _check_raises(out, inputs):
     if out["raised"]:
         return
     got = out.get("returned", "")
-    raise CheckFailed(f"temperature {inputs[1]}: expected a ValueError, got {got}. A temperature must be > 0 "
+    t = inputs[1]
+    if t != t:
+        raise CheckFailed(f"temperature NaN: expected a ValueError, got {got}. NaN compares False with everything, "
+                          "so `if temperature <= 0: raise` lets it through and every logit becomes NaN. Test the "
+                          "condition you want to hold: `if not temperature > 0: raise ValueError(...)`.")
+    raise CheckFailed(f"temperature {t}: expected a ValueError, got {got}. A temperature must be > 0 "
                       "(temperature 0 means greedy, which is handled before any division).")
 
 
@@ -206,6 +231,13 @@ def _check_top_k(out, inputs):
     for kk, word in ((k + 1, "k + 1"), (k - 1, "k - 1")):
         if kk >= 1:
             mistakes.append((f"an off-by-one: you kept {word} tokens.", lambda kk=kk: _as_rows(TopKLogitsWarper(top_k=kk), x)))
+    if x.dim() > 1:
+        def whole_tensor():
+            kth = torch.topk(x.flatten(), min(k, x.numel())).values[-1]
+            return x.masked_fill(x < kth, NEG_INF)
+
+        mistakes.append(("you took the k largest of the whole tensor: top-k works per row (dim=-1), and every row "
+                         "keeps its own k tokens.", whole_tensor))
     _check_filter(out, x, expected, torch.zeros_like(x, dtype=torch.bool), f"top-{k} filter", mistakes)
 
 
@@ -229,6 +261,10 @@ def _top_p_inputs():
         "3-D logits [2, 3, 16], p = 0.75": lambda: (random_tensor((2, 3, 16), 30, 1.5), 0.75),
         "float64, p = 0.85": lambda: (random_tensor((2, 25), 31, dtype=torch.float64), 0.85),
         "the course model's logits, p = 0.9": lambda: (_real(), 0.9),
+        "probabilities [0.4, 0.2, 0.2, 0.2], p = 0.5: one of the three tied tokens must stay (kept mass 0.6)":
+            lambda: (torch.tensor([0.4, 0.2, 0.2, 0.2]).log(), 0.5),
+        "tied groups at the cut in a batch [2, 6], p = 0.55": lambda: (
+            torch.tensor([[0.1, 0.3, 0.15, 0.15, 0.15, 0.15], [0.25, 0.25, 0.25, 0.25, 0.0, 0.0]]).log(), 0.55),
     }
 
 
@@ -292,7 +328,39 @@ def _check_top_p(out, inputs):
     if x.dim() > 1 and x.shape[0] > 1:
         mistakes.append(("softmax over the wrong dimension: a row's probabilities are softmax(logits, dim=-1).",
                          lambda: _top_p_from_probs(x, _softmax64(x, 0), p)))
-    _check_filter(out, x, expected, _top_p_ambiguous(x, p), f"top-p filter (p = {p})", mistakes)
+    if p == 0:
+        mistakes.insert(0, ("p = 0 keeps only the top token: `if not p` (or `p or 1.0`) treats 0.0 as 'no filter'. "
+                            "Compare with None when you mean 'not given'.", x))
+    ambiguous = _top_p_ambiguous(x, p)
+    _check_kept_mass(out, x, expected, ambiguous, p)
+    _check_filter(out, x, expected, ambiguous, f"top-p filter (p = {p})", mistakes)
+
+
+def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: torch.Tensor, p: float,
+                     tol: float = 1e-5) -> None:
+    """Where ties (or rounding) leave a choice at the cut, the kept set must still be transformers' set up to the
+    order among equal logits: its mass reaches p, and it stops there (dropping its least likely token would
+    leave less than p)."""
+    if not (isinstance(out, torch.Tensor) and out.shape == x.shape and out.dtype == x.dtype) or not bool(ambiguous.any()):
+        return
+    rows, exp_rows = out.reshape(-1, x.shape[-1]), expected.reshape(-1, x.shape[-1])
+    amb, probs = ambiguous.reshape(rows.shape), _softmax64(x).reshape(rows.shape)
+    for r in range(rows.shape[0]):
+        fixed = ~amb[r]
+        if not amb[r].any() or not torch.equal(torch.isfinite(rows[r])[fixed], torch.isfinite(exp_rows[r])[fixed]):
+            continue  # nothing to choose in this row, or other differences that the comparison below explains
+        kept = torch.isfinite(rows[r]) & torch.isfinite(x.reshape(rows.shape)[r])
+        mass = float(probs[r][kept].sum())
+        if mass < p - tol and bool(kept.any()):
+            raise CheckFailed(
+                f"top-p filter (p = {p}), row {r}: the kept tokens' probability mass is {mass:.4f}, below p. Tokens "
+                "tied at the cut must not all be removed together: keep them one by one, most likely first (any "
+                "order among equal logits), until the kept mass reaches p, as transformers does after its sort.")
+        if int(kept.sum()) > 1 and mass - float(probs[r][kept].min()) >= p + tol:
+            raise CheckFailed(
+                f"top-p filter (p = {p}), row {r}: you kept mass {mass:.4f}, more than needed: without its least "
+                "likely token the kept set would still reach p. With tokens tied at the cut, keep only as many of "
+                "them as it takes to reach p (transformers keeps the first ones of its sort order).")
 
 
 # ---------------------------------------------------------------- min-p
@@ -332,6 +400,11 @@ def _check_min_p(out, inputs):
          lambda: x.masked_fill(x < min_p * x.amax(-1, keepdim=True), NEG_INF)),
         ("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax.",
          lambda: _removed_to_zero(x, expected)),
+        ("your probabilities overflowed: exp of a large logit without the max shift is inf, inf / inf is NaN, and "
+         "NaN < threshold is False, so nothing was removed. Use the stable softmax (subtract the row max).",
+         lambda: x if not bool(torch.isfinite(x.exp().sum(-1)).all()) else None),
+        ("you scaled min_p by the top probability of the whole tensor; each row uses its own top probability "
+         "(amax(dim=-1, keepdim=True)).", lambda: x.masked_fill(probs < min_p * probs.max(), NEG_INF)),
     ])
 
 
@@ -371,7 +444,9 @@ def _alternatives(logits, t, k, p):
     if p is not None:
         alts.append(("top-p dropped the token crossing the threshold: keep tokens until the kept mass reaches p, "
                      "including the one that takes it past p.", _pipeline(logits, t, k, p, crossing_bug=True)))
-        alts.append(("top-p ignored: apply top-p after temperature and top-k.", _pipeline(logits, t, k, None)))
+        alts.append(("top_p = 0.0 was treated as 'no top-p' (`if top_p:` is False for 0.0): test `top_p is not None`; "
+                     "p = 0 keeps only the top token." if p == 0 else
+                     "top-p ignored: apply top-p after temperature and top-k.", _pipeline(logits, t, k, None)))
     if k is not None:
         alts.append(("top-k ignored: apply top-k after temperature.", _pipeline(logits, t, None, p)))
     if k is not None and p is not None:
@@ -381,7 +456,16 @@ def _alternatives(logits, t, k, p):
         alts.append(("filters before temperature: transformers divides by the temperature first, then filters.",
                      _pipeline(logits, t, k, p, order=("k", "p", "t"))))
     right = _pipeline(logits, t, k, p)
-    return [(e, q) for e, q in alts if not torch.allclose(q, right, atol=1e-4)]
+    merged: list[tuple[str, torch.Tensor]] = []  # mistakes that give the same probabilities here are named together
+    for e, q in alts:
+        if torch.allclose(q, right, atol=1e-4):
+            continue
+        same = next((i for i, (_, q2) in enumerate(merged) if torch.allclose(q, q2, atol=1e-6)), None)
+        if same is None:
+            merged.append((e, q))
+        else:
+            merged[same] = (merged[same][0] + " Or: " + e, merged[same][1])
+    return merged
 
 
 def _int_list(out, what: str) -> list[int]:
@@ -400,6 +484,7 @@ SAMPLE_INPUTS = {
     "V = 50, T = 0.8, top_k = 10, top_p = 0.8, seeds 0..29": lambda: (random_tensor((50,), 43, 2.0), 0.8, 10, 0.8),
     "the five logits, T = 2.0, top_p = 0.9, seeds 0..29": lambda: (torch.tensor(FIVE), 2.0, None, 0.9),
     "the course model's logits, T = 0.8, top_p = 0.9, seeds 0..9": lambda: (_real(), 0.8, None, 0.9),
+    "V = 20, T = 1.0, top_p = 0.0 (only the top token), seeds 0..29": lambda: (random_tensor((20,), 48, 1.0), 1.0, None, 0.0),
 }
 
 
@@ -455,6 +540,30 @@ def _check_greedy_t0(out, inputs):
     draws = _int_list(out["draws"], "draw")
     expected = [int(r.argmax()) for r in rows]
     expect_equal(draws, expected, "temperature 0 must return the argmax of each logit vector", mistakes=[])
+
+
+def _check_t0_interleaved(out, inputs):
+    rows = inputs[0]
+    draws = _int_list(out["draws"], "draw")
+    gen, consuming = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
+    expected, if_t0_draws = [], []
+    for r in rows:
+        probs = torch.softmax(r, -1)
+        expected += [int(r.argmax()), _draw(probs, None, gen)]
+        _draw(torch.nn.functional.one_hot(r.argmax(), r.numel()).float(), None, consuming)  # the wrong extra draw
+        if_t0_draws += [int(r.argmax()), _draw(probs, None, consuming)]
+    if len(draws) != len(expected):
+        raise CheckFailed(f"expected {len(expected)} draws, got {len(draws)}.")
+    for i, (got, want) in enumerate(zip(draws, expected)):
+        if got != want:
+            kind = "temperature 0 (the argmax)" if i % 2 == 0 else "temperature 1"
+            msg = (f"one generator (seed 7), calls alternating temperature 0 and temperature 1: call {i} "
+                   f"({kind}) should give token {want}, got {got}.")
+            if i % 2 == 1 and draws[::2] == expected[::2] and draws[:i + 1] == if_t0_draws[:i + 1]:
+                msg += ("\n  Likely mistake: the temperature-0 calls returned the argmax but also drew from the "
+                        "generator, which shifts every later draw. At temperature 0 return int(logits.argmax()) "
+                        "before anything touches the generator: greedy must not draw.")
+            raise CheckFailed(msg)
 
 
 STAT_INPUTS = {
@@ -521,17 +630,37 @@ GREEDY_INPUTS = {
     "tiny random GPT-2, a 1-token prompt, 10 new tokens":
         lambda: (cached_tiny_model("gpt2", 2), random_ids(128, (1, 1), 52), 10),
     "max_new_tokens = 0 returns the prompt": lambda: (cached_tiny_model("llama", 0), random_ids(128, (1, 4), 53), 0),
+    "tiny Llama whose end-of-sequence token comes 2nd: no early stop, 8 new tokens": lambda: _eos_case(),
     "the course model, 'The cat sat on the', 6 new tokens": lambda: (course_model()[0], course_ids(CAT_PROMPT)[None], 6),
 }
 NEAR_TIE = 1e-5  # a generated token whose logit is this close to the top one is an acceptable argmax
 
 
+def _eos_case():
+    """A copy of a tiny Llama whose eos_token_id is the 2nd token greedy decoding produces after the prompt."""
+    import copy
+
+    model = copy.deepcopy(cached_tiny_model("llama", 0))
+    ids = random_ids(128, (1, 6), 54)
+    seq = ids
+    with torch.no_grad():
+        for _ in range(2):
+            seq = torch.cat([seq, model(seq).logits[:, -1].argmax(-1, keepdim=True)], -1)
+    model.generation_config.eos_token_id = model.config.eos_token_id = int(seq[0, -1])
+    return model, ids, 8
+
+
 def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
+    import copy
+
     if n == 0:
         return ids.clone()
+    config = copy.deepcopy(model.generation_config)
+    pad = config.eos_token_id if isinstance(config.eos_token_id, int) else 0
+    config.eos_token_id = None  # the exercise never stops early
     with torch.no_grad():
-        out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=n,
-                             pad_token_id=model.generation_config.eos_token_id or 0)
+        out = model.generate(ids, generation_config=config, attention_mask=torch.ones_like(ids), do_sample=False,
+                             max_new_tokens=n, pad_token_id=pad)
     if out.shape[1] != ids.shape[1] + n:
         raise RuntimeError(f"internal: generate stopped early on this case ({out.shape[1] - ids.shape[1]} of {n})")
     return out
@@ -572,7 +701,22 @@ def _check_greedy(out, inputs):
         ("you dropped the batch dimension; keep [B, T + max_new_tokens].", lambda: expected[0]),
         ("you predicted from the first position (logits[:, 0]); the next token comes from the LAST position, "
          "logits[:, -1].", lambda: _greedy_wrong(model, ids, n, 0)),
+        ("you stopped at the end-of-sequence token: this loop always adds exactly max_new_tokens tokens, like "
+         "generate(..., max_new_tokens=n) with no eos_token_id (stopping is a separate feature).",
+         lambda: _stopped_at_eos(model, ids, expected)),
+        ("max_new_tokens counts the NEW tokens, not the total length: the result has T + max_new_tokens columns.",
+         lambda: expected[:, :max(n, ids.shape[1])] if n > ids.shape[1] else None),
     ])
+
+
+def _stopped_at_eos(model, ids: torch.Tensor, expected: torch.Tensor):
+    eos = model.generation_config.eos_token_id
+    eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
+    new = expected[:, ids.shape[1]:]
+    for i in range(new.shape[1]):
+        if all(int(t) in eos for t in new[:, i]):
+            return expected[:, :ids.shape[1] + i + 1]
+    return None
 
 
 # ---------------------------------------------------------------- the chapter
@@ -598,7 +742,9 @@ CHAPTER = Chapter(
             "apply_temperature", "logits / T, ValueError for T <= 0",
             _cases(TEMPERATURE_INPUTS, _check_temperature)
             + [Case("temperature 0 raises ValueError", lambda: (torch.tensor(FIVE), 0.0), _check_raises, "raises"),
-               Case("temperature -0.5 raises ValueError", lambda: (torch.tensor(FIVE), -0.5), _check_raises, "raises")],
+               Case("temperature -0.5 raises ValueError", lambda: (torch.tensor(FIVE), -0.5), _check_raises, "raises"),
+               Case("temperature NaN raises ValueError (NaN is not > 0)", lambda: (torch.tensor(FIVE), float("nan")),
+                    _check_raises, "raises")],
             hint="Divide the logits (not the probabilities) by the temperature. Check the temperature first.",
         ),
         Exercise(
@@ -629,7 +775,9 @@ CHAPTER = Chapter(
             + [Case("one generator reused for 30 draws, V = 12, T = 0.9, top_p = 0.95",
                     lambda: (random_tensor((12,), 46, 1.5), 0.9, None, 0.95), _check_one_generator, "one_generator"),
                Case("temperature 0 is the argmax (no draw), 5 random logit vectors",
-                    lambda: (random_tensor((5, 40), 47, 2.0),), _check_greedy_t0, "greedy_t0")]
+                    lambda: (random_tensor((5, 40), 47, 2.0),), _check_greedy_t0, "greedy_t0"),
+               Case("temperature 0 takes no draw: T = 0 and T = 1 calls alternating on one generator, V = 10",
+                    lambda: (random_tensor((6, 10), 49, 1.0),), _check_t0_interleaved, "t0_interleaved")]
             + _cases(STAT_INPUTS, _check_frequencies, "frequencies"),
             hint="If temperature == 0 return int(logits.argmax()). Otherwise apply_temperature, then top_k_filter if "
                  "top_k is not None, then top_p_filter if top_p is not None, then softmax over the whole vocabulary, "

@@ -63,13 +63,11 @@ def learner_traceback(exc: BaseException, learner_file: str) -> str:
     return text.strip()
 
 
-def _run_exercise(module, ex: dict, shared: list, keep: dict, learner_file: str) -> list[dict]:
-    from .protocols import PROTOCOLS
-
+def _run_exercise(module, ex: dict, prepared: list, learner_file: str, protocols: list) -> list[dict]:
     name = ex["name"]
     fn = getattr(module, "QUIZ" if ex["is_quiz"] else name, None)
     results: list[dict] = []
-    for case_name, protocol, shared_inputs in zip(ex["cases"], ex["calls"], shared):
+    for case_name, protocol, inputs in zip(ex["cases"], protocols, prepared):
         entry: dict[str, Any] = {"name": case_name}
         if results and results[-1].get("error_type") == "MemoryError":
             results.append({**entry, "error": "skipped: the previous case ran out of memory",
@@ -79,11 +77,8 @@ def _run_exercise(module, ex: dict, shared: list, keep: dict, learner_file: str)
         try:
             if fn is None:
                 raise NotImplementedError(f"{Path(learner_file).name} has no {name}")
-            # Each case gets its own deep copy (the course model and its E are shared, never copied), so
-            # code that modifies its arguments in place cannot change the inputs of later cases.
-            inputs = copy.deepcopy(shared_inputs, dict(keep))
             start = time.perf_counter()  # time the learner's code only
-            output = PROTOCOLS[protocol](fn, inputs)
+            output = protocol(fn, inputs)
             entry["seconds"] = time.perf_counter() - start
             entry["output"] = plain(output)
         except NotImplementedError:
@@ -107,6 +102,11 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     """
     import torch
 
+    from .protocols import PROTOCOLS
+
+    # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
+    protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
+    save, write_frame = torch.save, wire.write_frame
     sys.dont_write_bytecode = True
     try:
         spec = importlib.util.spec_from_file_location(f"learner_{module_name}", learner_file)
@@ -114,18 +114,23 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         spec.loader.exec_module(module)
     except BaseException as exc:  # SyntaxError, SystemExit, anything at import time
         text = f"Importing {Path(learner_file).name} failed:\n{learner_traceback(exc, learner_file) or repr(exc)}"
-        wire.write_frame(result_fd, wire.IMPORT_ERROR, text.encode("utf-8", "replace"))
+        write_frame(result_fd, wire.IMPORT_ERROR, text.encode("utf-8", "replace"))
         return
-    wire.write_frame(result_fd, wire.IMPORTED)
+    write_frame(result_fd, wire.IMPORTED)
     for ex in exercises:
-        wire.write_frame(result_fd, wire.STARTED, ex["name"].encode())
-        results = _run_exercise(module, ex, inputs[ex["name"]], keep, learner_file)
+        # Each case gets its own deep copy, made before the exercise's clock starts, so code that modifies
+        # its arguments in place cannot change the inputs of later cases. The course model and its E are
+        # shared by the cases of one exercise (copying 540 MB per case would dominate grading); every
+        # exercise runs in a fresh child, so changing them cannot reach another exercise.
+        prepared = [copy.deepcopy(shared, dict(keep)) for shared in inputs[ex["name"]]]
+        write_frame(result_fd, wire.STARTED, ex["name"].encode())
+        results = _run_exercise(module, ex, prepared, learner_file, protocols[ex["name"]])
         buf = io.BytesIO()
         try:
-            torch.save(results, buf)
+            save(results, buf)
         except BaseException as exc:  # e.g. learner code broke torch.save; the judge reports it
             buf = io.BytesIO()
-            torch.save([{"name": r["name"], "error": f"the result could not be saved ({type(exc).__name__})",
-                         "seconds": 0.0} for r in results], buf)
-        wire.write_frame(result_fd, wire.RESULT, buf.getvalue())
-    wire.write_frame(result_fd, wire.DONE)
+            save([{"name": r["name"], "error": f"the result could not be saved ({type(exc).__name__})",
+                   "seconds": 0.0} for r in results], buf)
+        write_frame(result_fd, wire.RESULT, buf.getvalue())
+    write_frame(result_fd, wire.DONE)

@@ -53,6 +53,26 @@ def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e
     return ""
 
 
+def _dtype_note(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """' The values are right; only the dtype differs ...' when `got` holds the expected values to the
+    precision of the lower of the two dtypes (so a .float() or a default-dtype tensor is named), else ''."""
+    try:
+        low = got.dtype if torch.finfo(got.dtype).eps > torch.finfo(expected.dtype).eps else expected.dtype
+        tol = 4 * torch.finfo(low).eps
+    except TypeError:  # an integer dtype on either side
+        tol = 0.0
+    try:
+        g, e = got.detach().double(), expected.detach().double()
+        if not torch.allclose(g, e, rtol=tol, atol=tol, equal_nan=True):
+            return ""
+    except RuntimeError:
+        return ""
+    return (f" The values are right; only the dtype differs: return {expected.dtype} (the docstring's dtype, "
+            "usually the input's). "
+            "A .float(), a torch.zeros/torch.tensor without dtype= (float32 by default) or a float64 computation "
+            "that is not cast back changes it.")
+
+
 def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, atol: float = 1e-5,
                   rtol: float = 1e-4, check_dtype: bool = True, mistakes: Iterable[Mistake] | None = None) -> None:
     """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
@@ -64,7 +84,7 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, ato
         raise CheckFailed(f"{what}: expected shape {_shape(expected)}, got {_shape(got)}."
                           + named_mistake(got, mistakes, atol, rtol))
     if check_dtype and got.dtype != expected.dtype:
-        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}."
+        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}." + _dtype_note(got, expected)
                           + named_mistake(got, mistakes, atol, rtol))
     if expected.numel() == 0:
         return
@@ -94,7 +114,29 @@ def expect_equal(got: Any, expected: Any, what: str = "result", mistakes: Iterab
     if same_kind and got == expected:
         return
     kind = "" if same_kind else f" (expected a {type(expected).__name__}, got a {type(got).__name__})"
-    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}." + named_mistake(got, mistakes))
+    note = ""
+    if isinstance(expected, int) and not isinstance(expected, bool) and not same_kind:
+        if isinstance(got, float):
+            note = (" You returned a float: return an exact Python int (integer arithmetic: * and //, "
+                    "not /; or int(...) at the end).")
+        elif isinstance(got, torch.Tensor):
+            note = " You returned a tensor: return a Python int (wrap the count in int(...), or use .item())."
+    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}.{note}" + named_mistake(got, mistakes))
+
+
+def _float_note(got: float, expected: float) -> str:
+    """Names a result that is the expected number rounded (to a few decimals, or to float32/float16)."""
+    if got != got or expected != expected:
+        return ""
+    for decimals in range(7):
+        if got == round(expected, decimals) and got != expected:
+            return f" You rounded the result to {decimals} decimals: return it unrounded."
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        if abs(got - expected) <= 2 * torch.finfo(dtype).eps * abs(expected):
+            return (f" Your value agrees with the right one only to {dtype} precision (about "
+                    f"{torch.finfo(dtype).resolution:g} relative): a torch tensor without dtype=torch.float64 "
+                    "computes in float32. Use Python numbers (or float64).")
+    return ""
 
 
 def expect_float(got: Any, expected: float, what: str = "result", *, atol: float = 1e-6, rtol: float = 1e-5,
@@ -106,7 +148,8 @@ def expect_float(got: Any, expected: float, what: str = "result", *, atol: float
         raise CheckFailed(f"{what}: expected a number, got {type(got).__name__}." + named_mistake(got, mistakes))
     if not abs(got - expected) <= atol + rtol * abs(expected):  # written so that NaN fails too
         raise CheckFailed(f"{what}: expected {expected:.6g}, got {got:.6g} (error {abs(got - expected):.3g}, "
-                          f"tolerance atol={atol:g}, rtol={rtol:g})." + named_mistake(got, mistakes, atol, rtol))
+                          f"tolerance atol={atol:g}, rtol={rtol:g})." + _float_note(got, expected)
+                          + named_mistake(got, mistakes, atol, rtol))
 
 
 def expect_that(condition: bool, message: str) -> None:

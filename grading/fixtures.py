@@ -90,3 +90,22 @@ def cached_tiny_model(arch: str, seed: int = 0, **kwargs):
 def ranked_ids(values: torch.Tensor) -> torch.Tensor:
     """Indices of `values` (last dim) from largest to smallest; equal values go to the lower index."""
     return torch.sort(values, dim=-1, descending=True, stable=True).indices
+
+
+class SharedStorageParameters(torch.nn.Module):
+    """Two distinct Parameters that view one storage: a fused [rows, cols] weight and a Parameter made from its
+    lower half (as when a fused matrix is exposed in parts). They are two parameters, counted separately.
+
+    Pickling or deep-copying a module copies each Parameter on its own, which would split the shared storage,
+    so this module is rebuilt from its arguments instead: the sharing survives the trip to the learner's process.
+    """
+
+    def __init__(self, rows: int = 6, cols: int = 4, seed: int = 0):
+        super().__init__()
+        self.args = (rows, cols, seed)
+        fused = torch.randn(rows, cols, generator=torch.Generator().manual_seed(seed))
+        self.fused = torch.nn.Parameter(fused)
+        self.lower = torch.nn.Parameter(fused[rows // 2:])
+
+    def __reduce__(self):
+        return (type(self), self.args)

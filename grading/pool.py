@@ -8,11 +8,13 @@ import atexit
 import io
 import os
 import pickle
+import queue
 import select
 import subprocess
 import sys
 import tempfile
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,33 @@ def _worker_env(isolation: sandbox.Isolation) -> dict[str, str]:
     return env
 
 
+_workers_lock = threading.Lock()
+_spawn_requests: "queue.Queue[tuple[list[str], dict, Future]]" = queue.Queue()
+_spawner: threading.Thread | None = None
+
+
+def _spawner_loop() -> None:
+    while True:
+        cmd, kwargs, fut = _spawn_requests.get()
+        try:
+            fut.set_result(subprocess.Popen(cmd, **kwargs))
+        except BaseException as exc:
+            fut.set_exception(exc)
+
+
+def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """Popen from one long-lived thread: bwrap's --die-with-parent fires when the *thread* that started it
+    ends, so a worker started from a short-lived grading thread would be killed with that thread."""
+    global _spawner
+    with _workers_lock:
+        if _spawner is None or not _spawner.is_alive():
+            _spawner = threading.Thread(target=_spawner_loop, name="grading-spawner", daemon=True)
+            _spawner.start()
+    fut: Future = Future()
+    _spawn_requests.put((cmd, kwargs, fut))
+    return fut.result()
+
+
 class Worker:
     """One warm worker process; one request at a time (callers hold `lock`)."""
 
@@ -124,8 +153,8 @@ class Worker:
             full_env.update(env, GRADING_SCRATCH=self.scratch)
         try:
             with open(self.log_path, "wb") as log:
-                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                             env=full_env, cwd=tempfile.gettempdir(), start_new_session=True)
+                self.proc = _spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                   env=full_env, cwd=tempfile.gettempdir(), start_new_session=True)
         except OSError as exc:
             raise WorkerFailed(f"cannot start the grading worker ({exc})") from None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
@@ -204,8 +233,7 @@ class Worker:
                 pass
 
 
-_workers: dict[str, list[Worker | None]] = {}  # isolation name -> this process's warm workers
-_workers_lock = threading.Lock()
+_workers: dict[str, list["Worker | None"]] = {}  # isolation name -> this process's warm workers
 
 
 def worker(k: int = 0) -> Worker:

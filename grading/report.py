@@ -36,8 +36,8 @@ class ConsolePrinter:
 
     A message every case shares (an import error, a timeout) is printed once, and once per chapter when several
     exercises share it; each named mistake is printed once per exercise with the number of cases it explains.
-    quiet: one line per exercise. source: the learner's exercises/ folder, to say when a failure comes from
-    another of the learner's functions.
+    verbose=False (-q): one line per exercise. source: the learner's exercises/ folder, to say when a failure
+    comes from another of the learner's functions. write: where lines go (print by default).
     """
 
     def __init__(self, titles: dict[str, str], verbose: bool = True, source: Path | None = None,
@@ -68,7 +68,7 @@ class ConsolePrinter:
         """The lines printed for one result."""
         s = points.score(r)
         n_ok = sum(c.passed for c in r.cases)
-        head = f"{r.name:<26} {_color(r.status, r.status):<14} {n_ok}/{len(r.cases)} cases  " \
+        head = f"{r.name:<26} {_color(f'{r.status:<14}', r.status)} {n_ok}/{len(r.cases)} cases  " \
                f"{points.fmt(s.points)}/{points.fmt(s.max_points)} pts"
         if not self.verbose:
             return [f"  {r.chapter} {head}"]
@@ -83,9 +83,10 @@ class ConsolePrinter:
             out.append(f"      {(shared or (r.cases[0].message if r.cases else r.message)).splitlines()[0]}")
         elif shared is not None:
             first = self._shown.setdefault((r.chapter, shared), r.name)
-            out.append(f"    {bad} every case: " + ("same as for " + first + " above" if first != r.name else ""))
             if first == r.name:
-                out.append(_indent(shared, 8))
+                out += [f"    {bad} every case failed with:", _indent(shared, 8)]
+            else:
+                out.append(f"    {bad} every case failed with the same error as {first} above")
         else:
             for c in r.cases:
                 out.append(f"    {ok if c.passed else bad} {c.name:<44} {c.seconds * 1000:8.1f} ms")

@@ -23,6 +23,8 @@ from .compare import CheckFailed
 from .spec import Chapter, Exercise
 
 REPO = Path(__file__).resolve().parent.parent
+IMPORT_TIMEOUT_S = warm.IMPORT_TIMEOUT_S  # importing the learner's file, before any exercise starts
+SETUP_TIMEOUT_S = warm.SETUP_TIMEOUT_S  # copying one exercise's inputs, outside its own time limit
 
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 
@@ -217,6 +219,7 @@ def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], 
              time_limit_s: float | None, blocked: list[str]) -> dict:
     return {
         "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
+        "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
         "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
         "exercises": [{"name": e.name, "is_quiz": e.is_quiz, "key": keys[e.name], "cases": [c.name for c in e.cases],
                        "calls": [c.call for c in e.cases]} for e in exercises],
@@ -247,7 +250,7 @@ def grade_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise],
                 keys[e.name] = key
             req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
                            _blocked(learner_file.parent, list(blocked_extra)))
-            wait = warm.IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + warm.SETUP_TIMEOUT_S * (len(exercises) + 1)
+            wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
             reply, blobs = worker.grade(req, source, 2 * wait + 60)
     except pool.WorkerFailed as exc:
         return [_tag(_whole_exercise(chapter, e, ERROR, f"The grading worker failed, so this was not graded: {exc}"),

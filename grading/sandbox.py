@@ -73,18 +73,22 @@ def _ro_binds(paths: list[Path]) -> list[str]:
     return args
 
 
-def visible_paths(extra: list[Path] | None = None) -> list[Path]:
-    """What the sandbox shows (read-only): system libraries, Python, the venv, helper code, `extra`."""
+def visible_paths(extra: list[Path] | None = None, python: bool = True) -> list[Path]:
+    """What the sandbox shows (read-only): system libraries, Python, the venv, helper code, `extra`.
+
+    python=False leaves out this interpreter, the venv and the course's code (system files only)."""
     system = [Path(p) for p in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc/ld.so.cache",
                                 "/etc/alternatives", "/etc/localtime")]
-    python = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent}
+    prefixes = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent}
     helpers = [REPO / "lesson_utils"] + [REPO / "grading" / m for m in WORKER_MODULES]
     helpers += sorted((REPO / "grading").glob("protocols_*.py"))  # chapters' own learner-side calls
-    return system + sorted(python) + helpers + list(extra or [])
+    if not python:
+        return system + list(extra or [])
+    return system + sorted(prefixes) + helpers + list(extra or [])
 
 
 def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict[str, str] | None = None,
-                  tmp_mb: int = TMP_SIZE_MB) -> list[str]:
+                  tmp_mb: int = TMP_SIZE_MB, python: bool = True) -> list[str]:
     """`argv` wrapped in bubblewrap with the course's isolation (see the module docstring)."""
     binary = bwrap_binary()
     if not binary:
@@ -92,7 +96,7 @@ def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict
     cmd = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--dev", "/dev", "--proc", "/proc", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
            "--clearenv", "--chdir", "/tmp"]
-    cmd += _ro_binds(visible_paths(extra_ro))
+    cmd += _ro_binds(visible_paths(extra_ro, python))
     for key, value in (env or {}).items():
         cmd += ["--setenv", key, value]
     return cmd + ["--"] + list(argv)

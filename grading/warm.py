@@ -238,7 +238,9 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     output, printed = bytearray(), 0
     parser = wire.FrameParser(RESULT_LIMIT)
     names = [e["name"] for e in exercises]
-    state, current, deadline = "import", None, time.monotonic() + IMPORT_TIMEOUT_S
+    import_s = float(msg.get("import_timeout_s", IMPORT_TIMEOUT_S))
+    setup_s = float(msg.get("setup_timeout_s", SETUP_TIMEOUT_S))
+    state, current, deadline = "import", None, time.monotonic() + import_s
     received, failure = 0, None  # failure: (kind, message) that ends this child
 
     sel = selectors.DefaultSelector()
@@ -249,13 +251,13 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
         timeout = deadline - time.monotonic() if deadline else None
         if timeout is not None and timeout <= 0:
             if state == "import":
-                failure = ("timeout", f"Importing your file took more than {IMPORT_TIMEOUT_S:.0f} s "
+                failure = ("timeout", f"Importing your file took more than {import_s:.0f} s "
                                       "(code at module level that never ends?).")
             elif state == "running":
                 failure = ("timeout", f"Stopped after {msg['timeouts'][current]:.0f} s: an endless loop, or "
                                       "something far too slow?")
             else:
-                failure = ("timeout", f"Stopped: no progress for {SETUP_TIMEOUT_S:.0f} s between exercises "
+                failure = ("timeout", f"Stopped: no progress for {setup_s:.0f} s between exercises "
                                       "(something patched at import time that hangs?).")
             break
         for key, _ in sel.select(timeout):
@@ -287,16 +289,16 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
                 if state == "import" and kind == wire.IMPORT_ERROR:
                     failure = ("import_error", body.decode("utf-8", "replace"))
                 elif state == "import" and kind == wire.IMPORTED:
-                    state, deadline = "between", time.monotonic() + SETUP_TIMEOUT_S
+                    state, deadline = "between", time.monotonic() + setup_s
                 elif state == "between" and kind == wire.STARTED and body.decode(errors="replace") == expected_next:
                     state, current = "running", expected_next
                     deadline = time.monotonic() + msg["timeouts"][current]
                 elif state == "running" and kind == wire.RESULT:
                     outcomes[current] = {"kind": "result"}
                     blobs.append(body)
-                    state, current, deadline = "between", None, time.monotonic() + SETUP_TIMEOUT_S
+                    state, current, deadline = "between", None, time.monotonic() + setup_s
                 elif state == "between" and kind == wire.DONE and expected_next is None:
-                    state, deadline = "done", time.monotonic() + SETUP_TIMEOUT_S
+                    state, deadline = "done", time.monotonic() + setup_s
                 else:
                     failure = ("protocol", "The grading channel received something out of order (learner code "
                                            "writing to the judge's pipe?); nothing from this run was trusted.")
@@ -319,23 +321,24 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     os.close(output_r)
     _clean_tmp(root, set())
 
+    at_import = state == "import"
     if failure and failure[0] == "protocol":
         outcomes, blobs = {}, []  # a forged frame may have come at any time: trust nothing from this child
         for n in names:
-            outcomes[n] = {"kind": "protocol", "message": failure[1]}
+            outcomes[n] = {"kind": "protocol", "message": failure[1], "at_import": at_import}
     elif failure:
         kind, message = failure
-        targets = names if state == "import" else [current or next((n for n in names if n not in outcomes), None)]
+        targets = names if at_import else [current or next((n for n in names if n not in outcomes), None)]
         for n in targets:
             if n and n not in outcomes:
-                outcomes[n] = {"kind": kind, "message": message}
+                outcomes[n] = {"kind": kind, "message": message, "at_import": at_import}
     elif state != "done":
         how = _describe_exit(status)
         if state == "import":
             for n in names:
-                outcomes[n] = {"kind": "died", "message": f"The grading process ended while importing your file "
-                                                         f"({how}): sys.exit/os._exit at module level, a crash, "
-                                                         "or the memory limit."}
+                outcomes[n] = {"kind": "died", "at_import": True,
+                               "message": f"The grading process ended while importing your file ({how}): "
+                                          "sys.exit/os._exit at module level, a crash, or the memory limit."}
         elif state == "running":
             outcomes[current] = {"kind": "died", "message": f"The grading process ended while running your code "
                                                            f"({how}): sys.exit/os._exit, a crash, or the memory "
@@ -344,36 +347,29 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
 
 
 def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
-    """Grade every requested exercise, forking a new child after a timeout or a crash."""
-    pending = [e for e in msg["exercises"]]
+    """Grade every requested exercise, each in a fresh child forked from this warm state.
+
+    A fresh child per exercise means nothing one exercise's code changes (the course model, torch's
+    functions, module globals) reaches another. An import error or a tampered channel at import time
+    is the same for every exercise, so it is reported for all of them from the first child.
+    """
     outcomes: dict[str, dict] = {}
     blobs: list[bytes] = []
     output = b""
-    while pending:
-        got, got_blobs, out = grade_once(msg, source, pending, root)
+    exercises = list(msg["exercises"])
+    for k, ex in enumerate(exercises):
+        got, got_blobs, out = grade_once(msg, source, [ex], root)
         output = output or out
-        it = iter(got_blobs)
-        for e in pending:
-            if e["name"] in got:
-                o = got[e["name"]]
-                outcomes[e["name"]] = o
-                if o["kind"] == "result":
-                    blobs.append(next(it))
-        still = [e for e in pending if e["name"] not in got]
-        if len(still) == len(pending):  # no progress at all: do not loop forever
-            for e in still:
-                outcomes[e["name"]] = {"kind": "died", "message": "The grading process stopped before this exercise "
-                                                                  "started, twice."}
-            break
-        pending = still
-    ordered = {e["name"]: outcomes[e["name"]] for e in msg["exercises"]}
-    # blobs must follow the order of "result" outcomes in `ordered`
-    by_name, it = {}, iter(blobs)
-    for name, o in outcomes.items():
+        o = got.get(ex["name"]) or {"kind": "died", "message": "The grading process stopped before this "
+                                                               "exercise started."}
+        outcomes[ex["name"]] = o
         if o["kind"] == "result":
-            by_name[name] = next(it)
-    ordered_blobs = [by_name[n] for n, o in ordered.items() if o["kind"] == "result"]
-    return ordered, ordered_blobs, output.decode("utf-8", "replace")
+            blobs.append(got_blobs[0])
+        if o.get("at_import"):
+            for rest in exercises[k + 1:]:
+                outcomes[rest["name"]] = dict(o)
+            break
+    return outcomes, blobs, output.decode("utf-8", "replace")
 
 
 def main() -> None:

@@ -137,7 +137,8 @@ def test_patched_checks_in_the_learner_process_change_nothing(tmp_path):
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
     """)
-    assert r.status == runner.WRONG
+    # Inside bubblewrap those modules are not even there (an import error); without it, patching them is useless.
+    assert r.status in (runner.WRONG, runner.ERROR) and not any(c.passed for c in r.cases)
 
 
 def test_importing_the_solutions_is_refused(tmp_path):
@@ -150,7 +151,7 @@ def test_importing_the_solutions_is_refused(tmp_path):
             return mod.embedding_backward(grad_out, ids, vocab_size)
     """ % (REPO / "solutions" / "ch01_embeddings.py"))
     assert r.status == runner.ERROR
-    assert "solutions is not allowed" in r.cases[0].message
+    assert "is not allowed" in r.cases[0].message or "No such file" in r.cases[0].message
 
 
 def test_broken_file_is_reported_for_every_exercise(tmp_path):
@@ -270,21 +271,18 @@ def test_importing_the_checks_is_refused(tmp_path):
             import grading.ch01_embeddings as checks  # the judge's references live here
             return checks.CHAPTER
     """)
-    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message
+    # Inside bubblewrap the checks are not there at all; with the audit-hook fallback reading them is refused.
+    assert r.status == runner.ERROR
+    assert "not allowed" in r.cases[0].message or "No module named 'grading.ch01_embeddings'" in r.cases[0].message
 
 
 def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "SETUP_TIMEOUT_S", 5.0)
-    folder = student(tmp_path, """
-        import torch
-        def row_byte_offset(i, d, dtype):
-            def forever(*args, **kwargs):
-                while True:
-                    pass
-            torch.randn = forever  # the next exercise's inputs are built with torch.randn
-            return i * d * torch.empty(0, dtype=dtype).element_size()
-    """)
-    results = runner.grade(folder, "01", time_limit_s=10)
-    assert result(results, "row_byte_offset").status == runner.PASSED
-    assert result(results, "embedding_backward").status == runner.TIMEOUT
-    assert result(results, "quiz01").status == runner.PASSED
+    r = grade_backward(tmp_path, """
+        import copy
+        def forever(*args, **kwargs):
+            while True:
+                pass
+        copy.deepcopy = forever  # each case's inputs are copied with copy.deepcopy before the clock starts
+    """, time_limit_s=10)
+    assert r.status == runner.TIMEOUT and "no progress" in r.cases[0].message
