@@ -156,7 +156,7 @@ def test_a_named_mistake_is_printed_once_per_exercise():
 def test_an_import_error_is_printed_once_per_chapter_and_quiet_is_one_line_per_exercise():
     rs = [whole("01", n, ERROR, 6, SYNTAX_ERROR) for n in ("lookup", "lookup_onehot", "row_byte_offset")]
     out = console(rs)
-    assert out.count("SyntaxError") == 1 and out.count("same as for lookup above") == 2
+    assert out.count("SyntaxError") == 1 and out.count("the same error as lookup above") == 2
     quiet = console(rs + [result("01", "quiz01", NOT_ATTEMPTED, [("question 1", False, "not answered yet")])],
                     verbose=False)
     lines = [line for line in quiet.splitlines() if line.strip()]
