@@ -41,13 +41,27 @@ REFERENCE_CONFIGS: dict[str, dict] = {
                         tie_word_embeddings=False),
 }
 
+REFERENCE_CONFIGS.update({
+    # The original LLaMA (Touvron et al., 2023): SwiGLU MLPs, untied head, a 32,000-token vocabulary.
+    "LLaMA-7B": dict(model_type="llama", vocab_size=32000, hidden_size=4096, intermediate_size=11008,
+                     num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
+                     tie_word_embeddings=False),
+    "LLaMA-65B": dict(model_type="llama", vocab_size=32000, hidden_size=8192, intermediate_size=22016,
+                      num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=64,
+                      tie_word_embeddings=False),
+    # An encoder: its masked-LM head (BertForMaskedLM) is tied to the word embedding and has a bias.
+    "BERT-base": dict(model_type="bert", vocab_size=30522, hidden_size=768, intermediate_size=3072,
+                      num_hidden_layers=12, num_attention_heads=12, max_position_embeddings=512,
+                      type_vocab_size=2, tie_word_embeddings=True),
+})
+
 # Models with no architecture to instantiate: only V, d and the published (rounded) size.
 ARITHMETIC_ONLY: dict[str, dict] = {
     "GPT-3 175B": dict(vocab_size=50257, hidden_size=12288, nominal_params=175_000_000_000),
 }
 
 # Which auto class builds the whole published model (default: AutoModelForCausalLM).
-_AUTO_CLASS = {"qwen3_5": "AutoModelForImageTextToText"}
+_AUTO_CLASS = {"qwen3_5": "AutoModelForImageTextToText", "bert": "AutoModelForMaskedLM"}
 
 
 def reference_config(name: str, tied: bool | None = None):

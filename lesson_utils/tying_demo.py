@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 DETERMINERS = ["the", "a", "this", "that", "every", "some", "my", "no"]
 PREPOSITIONS = ["on", "in", "under", "near", "with", "behind", "over", "past", "beside", "around", "from", "into"]
@@ -75,6 +76,34 @@ def toy_corpus(n_sentences: int = 6000, seed: int = 0) -> ToyCorpus:
             sentence += [next(draws["PREP"])] + noun_phrase(adj3 < 0.4)
         ids += sentence + [0]
     return ToyCorpus(vocab, word_class, torch.tensor(ids))
+
+
+class TinyLM(nn.Module):
+    """Embedding -> one causal transformer block -> LayerNorm -> head; `tied` shares E with the head.
+
+    Both matrices start from the same small normal distribution (N(0, init_std)), so the tied and the
+    untied model start alike; nn.Embedding's default N(0, 1) would make a head's logits huge.
+    """
+
+    def __init__(self, vocab_size: int, d: int = 32, context: int = 16, tied: bool = True, init_std: float = 0.02):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, d)
+        self.pos = nn.Parameter(torch.zeros(context, d))
+        self.block = nn.TransformerEncoderLayer(d, nhead=4, dim_feedforward=4 * d, dropout=0.0,
+                                                batch_first=True, norm_first=True)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab_size, bias=False)
+        nn.init.normal_(self.embed.weight, std=init_std)
+        nn.init.normal_(self.head.weight, std=init_std)
+        if tied:
+            self.head.weight = self.embed.weight
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(context), persistent=False)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:  # [B, T] -> logits [B, T, V]
+        T = ids.shape[1]
+        h = self.embed(ids) + self.pos[:T]
+        h = self.block(h, src_mask=self.mask[:T, :T], is_causal=True)
+        return self.head(self.norm(h))
 
 
 @contextlib.contextmanager

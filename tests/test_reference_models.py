@@ -15,6 +15,9 @@ PUBLISHED = {
     "Qwen3.5-0.8B": (852_985_920, 248320, 1024, True),
     "Qwen2.5-7B": (7_615_616_512, 152064, 3584, False),
     "Llama-3-70B": (70_553_706_496, 128256, 8192, False),
+    "LLaMA-7B": (6_738_415_616, 32000, 4096, False),
+    "LLaMA-65B": (65_285_660_672, 32000, 8192, False),
+    "BERT-base": (109_514_298, 30522, 768, True),  # BertForMaskedLM: no pooler, an MLM transform and a bias
 }
 
 
@@ -74,3 +77,12 @@ def test_chapter03_share_cases_match_the_meta_counts():
         V, d, total = SHARE_INPUTS[name]
         tied_total, table, untied = _meta_counts(name)
         assert (tied_total, table, untied) == (total, V * d, total + V * d)
+
+
+def test_llama7b_head_against_one_swiglu_mlp():
+    """Chapter 02: LLaMA-7B's head costs about as much per token as one of its 32 MLP layers."""
+    model = meta_model("LLaMA-7B")
+    mlp = model.model.layers[0].mlp
+    mlp_weights = sum(m.weight.numel() for m in (mlp.gate_proj, mlp.up_proj, mlp.down_proj))
+    assert model.lm_head.weight.numel() == 4096 * 32000
+    assert mlp_weights == 3 * 4096 * 11008

@@ -48,3 +48,16 @@ def test_training_lowers_the_loss_and_restores_threads():
 
 def test_smooth_is_a_running_mean():
     assert smooth([1.0, 3.0, 5.0, 7.0], window=2) == [1.0, 2.0, 4.0, 6.0]
+
+
+def test_tiny_lm_tied_and_untied():
+    """Chapter 03's TinyLM: tied shares one Parameter, untied holds one more V x d table; both give [B, T, V]."""
+    from lesson_utils.tying_demo import TinyLM
+
+    torch.manual_seed(0)
+    tied, untied = TinyLM(50, d=8, context=4, tied=True), TinyLM(50, d=8, context=4, tied=False)
+    assert tied.head.weight is tied.embed.weight and untied.head.weight is not untied.embed.weight
+    count = lambda m: sum(p.numel() for p in m.parameters())
+    assert count(untied) - count(tied) == 50 * 8
+    assert tied(torch.zeros(2, 4, dtype=torch.long)).shape == (2, 4, 50)
+    assert abs(float(tied.embed.weight.std()) - 0.02) < 0.005
