@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import torch
+import torch.nn.functional as F
 
 __all__ = ["CommLog", "RankFailed", "embedding_worker", "even_shards", "head_worker", "launched", "run_ranks",
-           "ring_allreduce_bytes", "allgather_received_bytes", "echo_worker", "failing_worker", "sleeping_worker"]
+           "ring_allreduce_bytes", "allgather_received_bytes", "echo_worker", "failing_worker", "sleeping_worker",
+           "vocab_blocked_loss_and_grads", "measure_peak_memory", "MEMORY_METHODS"]
 
 
 class RankFailed(RuntimeError):
@@ -265,3 +267,113 @@ def run_ranks(worker: Callable, per_rank: list[dict], common: dict | None = None
                 detail = log.read_text(encoding="utf-8") if log.exists() else f"exit code {procs[failed].exitcode}"
                 raise RankFailed(f"rank {failed} of {world_size} failed:\n{detail}")
             return [torch.load(where / f"out{r}.pt", weights_only=True) for r in range(world_size)]
+
+
+# ---------------------------------------------------------------- the loss without all the logits
+
+
+@torch.no_grad()
+def vocab_blocked_loss_and_grads(h: torch.Tensor, W: torch.Tensor, targets: torch.Tensor, block: int):
+    """Mean cross-entropy of h @ W.T and its gradients for h and W, computed `block` vocabulary rows at a time.
+
+    No autograd: the gradient of the mean loss with respect to the logits is (softmax - one_hot) / N,
+    so each block's share of grad_h and grad_W is computed from that block's logits, which are then
+    dropped. At most an [N, block] tensor of logits exists at any time; the price is computing the
+    logits three times (a global max, a sum of exp, the gradients), as the two-pass head_worker does
+    across ranks. Returns (loss, grad_h, grad_W).
+    """
+    N, V = h.shape[0], W.shape[0]
+    blocks = [(s, min(s + block, V)) for s in range(0, V, block)]
+    row_max = torch.full((N,), float("-inf"), dtype=h.dtype)
+    for s, e in blocks:  # pass 1: the largest logit of every position
+        row_max = torch.maximum(row_max, (h @ W[s:e].T).amax(dim=-1))
+    total = torch.zeros(N, dtype=h.dtype)
+    for s, e in blocks:  # pass 2: the sum of exp(logit - max)
+        total += torch.exp(h @ W[s:e].T - row_max[:, None]).sum(dim=-1)
+    lse = row_max + torch.log(total)
+    target_logit = (h * W[targets]).sum(dim=-1)
+    loss = (lse - target_logit).mean()
+    grad_h, grad_W = torch.zeros_like(h), torch.zeros_like(W)
+    for s, e in blocks:  # pass 3: softmax / N of this block, times the other factor of the product
+        p = torch.exp(h @ W[s:e].T - lse[:, None]) / N
+        grad_h += p @ W[s:e]
+        grad_W[s:e] = p.T @ h
+    grad_h -= W[targets] / N  # the one-hot part: -1/N at each position's target
+    grad_W.index_add_(0, targets, -h / N)
+    return loss, grad_h, grad_W
+
+
+MEMORY_METHODS = ("F.cross_entropy, autograd", "vocabulary blocks, manual gradient")
+
+
+def _peak_rss_bytes() -> int:
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # macOS reports bytes, Linux kibibytes
+
+
+def _return_freed_memory() -> None:
+    """With glibc, serve every allocation of 1 MiB or more by mmap, so a freed tensor leaves the resident set.
+
+    Otherwise glibc raises its mmap threshold after the first large free and keeps later blocks on its
+    heap, where freed memory still counts as resident: the peak would grow with every block.
+    """
+    import ctypes
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        except (OSError, AttributeError):
+            pass
+
+
+def _memory_probe(method: str, n: int, vocab: int, dim: int, block: int, seed: int, out_path: str) -> None:
+    """Entry point of a fresh process: build the inputs, note the peak RSS, run one method, note it again."""
+    import json
+
+    torch.set_num_threads(1)
+    _return_freed_memory()
+    g = torch.Generator().manual_seed(seed)
+    h = torch.randn(n, dim, generator=g)
+    W = 0.1 * torch.randn(vocab, dim, generator=g)
+    targets = torch.randint(0, vocab, (n,), generator=g)
+    before = _peak_rss_bytes()
+    if method == MEMORY_METHODS[0]:
+        h.requires_grad_(True)
+        W.requires_grad_(True)
+        loss = F.cross_entropy(h @ W.T, targets)
+        loss.backward()
+        grads = (h.grad, W.grad)
+    elif method == MEMORY_METHODS[1]:
+        loss, *grads = vocab_blocked_loss_and_grads(h, W, targets, block)
+    else:
+        raise ValueError(f"unknown method {method!r}; one of {MEMORY_METHODS}")
+    after = _peak_rss_bytes()
+    Path(out_path).write_text(json.dumps({"before": before, "after": after, "loss": float(loss.detach()),
+                                          "grad_norm": float(sum(g.norm() ** 2 for g in grads) ** 0.5)}))
+
+
+def measure_peak_memory(method: str, n: int, vocab: int, dim: int, block: int = 4096, seed: int = 0,
+                        timeout_s: float = 120.0) -> dict:
+    """Run one loss-and-gradient method in a fresh process; return its peak memory growth in bytes.
+
+    The process builds h [n, dim], W [vocab, dim] and targets, reads its peak resident set size
+    (getrusage's ru_maxrss, which sees every allocation, torch's included), runs the method, and reads
+    it again: "extra" is how far the peak rose while the method ran. POSIX only (Linux, macOS).
+    Returns {"extra": bytes, "loss": float, "grad_norm": float}.
+    """
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="loss-memory-") as folder:
+        out = Path(folder) / "result.json"
+        with launched(_memory_probe, [(method, n, vocab, dim, block, seed, str(out))]) as (proc,):
+            proc.join(timeout_s)
+            if proc.is_alive():
+                raise RankFailed(f"the memory probe did not finish within {timeout_s:g} s")
+        if proc.exitcode != 0 or not out.exists():
+            raise RankFailed(f"the memory probe for {method!r} failed with exit code {proc.exitcode}")
+        result = json.loads(out.read_text())
+    return {"extra": result["after"] - result["before"], "loss": result["loss"], "grad_norm": result["grad_norm"]}
