@@ -1,6 +1,7 @@
 """Audit-hook guards installed in the learner's process just before its code is imported.
 
 Always on (inside bubblewrap too): no new processes (subprocess, os.system, exec*, fork, posix_spawn),
+at most MAX_THREADS Python threads,
 no loading native code or symbols through ctypes, no walking the interpreter's objects with gc
 (get_objects, get_referrers, get_referents) to reach the grading code, no swapping a function's code.
 Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
@@ -22,6 +23,7 @@ FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.trunc
                 "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
 SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
 
 
 class Refused(PermissionError):
@@ -41,10 +43,30 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _limit_threads() -> None:
+    """Refuse the (MAX_THREADS + 1)-th Python thread (Python 3.11 has no audit event for threads; for users
+    other than root the kernel's RLIMIT_NPROC, set by the worker, is the hard limit)."""
+    import _thread
+    import threading
+
+    start, count = _thread.start_new_thread, [0]
+
+    def limited(*args, **kwargs):
+        count[0] += 1
+        if count[0] > MAX_THREADS:
+            raise Refused(f"Starting more than {MAX_THREADS} threads is not allowed while grading.")
+        return start(*args, **kwargs)
+
+    _thread.start_new_thread = limited
+    threading._start_new_thread = limited
+
+
 def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
     """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
     scratch = os.path.realpath(scratch)
     roots = [os.path.realpath(b) for b in blocked]
+
+    _limit_threads()
 
     def hook(event: str, args: tuple) -> None:
         if event.startswith(SPAWN):

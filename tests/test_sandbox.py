@@ -1,0 +1,359 @@
+"""The judge is safe with strangers' code: hostile submissions stay in their scratch folder, reach no network,
+start nothing, see no answers, and get named non-passes; every other submission is graded untouched."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from grading import runner, sandbox
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")
+NO_MODEL = "embedding_backward"  # a chapter 01 exercise whose cases do not load the course model
+BWRAP = sandbox.detect().is_os_level
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"no OS sandbox here: {sandbox.detect()}")
+
+
+def student(folder: Path, body: str) -> Path:
+    """`folder`/exercises/ch01_embeddings.py = the reference solution followed by `body`."""
+    ex = folder / "exercises"
+    ex.mkdir(parents=True, exist_ok=True)
+    (ex / "ch01_embeddings.py").write_text(SOLUTION + "\n" + textwrap.dedent(body), encoding="utf-8")
+    return ex
+
+
+def grade_one(folder: Path, **kw) -> runner.ExerciseResult:
+    return runner.grade(folder, NO_MODEL, **kw)[0]
+
+
+def probe(tmp_path: Path, code: str) -> str:
+    """Run `code` (which sets `seen`, a string) inside embedding_backward; what it saw comes back in the
+    error message, the only way out of the sandbox."""
+    body = "def embedding_backward(grad_out, ids, vocab_size):\n    seen = ''\n" + textwrap.indent(
+        textwrap.dedent(code), "    ") + "\n    raise RuntimeError('PRO' + 'BE<' + str(seen) + '>PRO' + 'BE')\n"
+    r = grade_one(student(tmp_path, body))
+    assert r.status == runner.ERROR, r
+    found = re.search(r"PROBE<(.*)>PROBE", r.cases[0].message, re.S)
+    assert found, r.cases[0].message
+    return found.group(1)
+
+
+def attempt(expr: str) -> str:
+    """Code for probe(): try `expr`, record 'ok' or the exception's type."""
+    return textwrap.dedent(f"""
+        try:
+            {expr}
+            seen += 'ok;'
+        except BaseException as e:
+            seen += type(e).__name__ + ';'
+    """)
+
+
+# ---------------------------------------------------------------- the tampering student of issue 13
+
+def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
+    klass = tmp_path / "class"
+    victim = student(klass / "victim", "")
+    victim_file = victim / "ch01_embeddings.py"
+    before = victim_file.read_bytes()
+    home_marker = Path.home() / f".judge-pwned-{os.getpid()}"
+    tmp_marker = Path("/tmp") / f"judge-pwned-{os.getpid()}"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    student(klass / "attacker", f"""
+        import os, socket
+        open({str(tmp_marker)!r}, "w").write("pwned")
+        open({str(home_marker)!r}, "w").write("pwned")
+        socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"pwned")
+        open({str(victim_file)!r}, "w").write("def embedding_backward(*a):\\n    return None\\n")
+    """)
+    # the attacker goes first (sorted), as in the issue
+    results = runner.grade_many([klass / "attacker" / "exercises", victim], NO_MODEL, blocked_extra=[klass])
+    attacker, victim_result = results[0][0], results[1][0]
+    connected = []
+    try:
+        connected.append(listener.accept())
+    except (socket.timeout, BlockingIOError):
+        pass
+    finally:
+        listener.close()
+    assert victim_file.read_bytes() == before, "the victim's submission was changed on disk"
+    assert victim_result.status == runner.PASSED
+    assert not tmp_marker.exists() and not home_marker.exists()
+    assert not connected, "the attacker reached a listener on the teacher's machine"
+    assert attacker.status == runner.ERROR
+    msg = attacker.cases[0].message
+    assert "Importing ch01_embeddings.py failed" in msg
+    assert any(w in msg for w in ("not allowed", "Read-only", "No such file", "Network", "unreachable"))
+    assert attacker.isolation == victim_result.isolation == sandbox.detect().name
+
+
+# ---------------------------------------------------------------- what learner code can see and change
+
+def test_no_reading_system_secrets_or_the_answers(tmp_path):
+    targets = ["/etc/passwd", str(Path.home() / ".ssh" / "id_rsa"), str(REPO / "solutions" / "ch01_embeddings.py"),
+               str(REPO / "grading" / "ch01_embeddings.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
+    code = "".join(attempt(f"open({t!r}).read()") for t in targets)
+    code += attempt(f"os.listdir({str(REPO / '.git')!r})") + attempt(f"os.listdir({str(REPO / 'solutions')!r})")
+    seen = probe(tmp_path, "import os\n" + code).split(";")[:-1]
+    assert "ok" not in seen, dict(zip(targets + [".git listing", "solutions listing"], seen))
+    assert len(seen) == len(targets) + 2
+
+
+def test_no_listing_or_reading_another_students_folder(tmp_path):
+    klass = tmp_path / "class"
+    other = student(klass / "other", "SECRET = 'the other student'\n")
+    seen = probe(klass / "nosy", "import os\n" + attempt(f"os.listdir({str(other)!r})")
+                 + attempt(f"open({str(other / 'ch01_embeddings.py')!r}).read()")
+                 + attempt(f"os.listdir({str(klass)!r})"))
+    assert seen.count(";") == 3 and "ok" not in seen.split(";"), seen
+
+
+def test_no_writes_outside_the_scratch_folder(tmp_path):
+    outside = tmp_path / "outside.txt"
+    seen = probe(tmp_path, attempt(f"open({str(outside)!r}, 'w').write('x')")
+                 + attempt(f"open({str(REPO / 'exercises' / 'ch01_embeddings.py')!r}, 'a').write('#')")
+                 + attempt("open('scratch.txt', 'w').write('fine')"))
+    assert "ok" not in seen.split(";")[:2], seen
+    assert seen.split(";")[2] == "ok", seen  # the learner's own scratch folder is writable
+    assert not outside.exists()
+    assert "#" not in (REPO / "exercises" / "ch01_embeddings.py").read_text()[-3:]
+
+
+def test_the_students_own_folder_is_never_written(tmp_path):
+    folder = student(tmp_path, "open(__file__, 'a').write('# graded')\n")
+    snapshot = {p.name: p.read_bytes() for p in folder.iterdir()}
+    grade_one(folder)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == snapshot
+
+
+def test_no_network(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        seen = probe(tmp_path, "import socket\n" + attempt(f"socket.create_connection(('127.0.0.1', {port}), timeout=2)")
+                     + attempt("socket.getaddrinfo('pypi.org', 443)"))
+    finally:
+        listener.close()
+    assert "ok" not in seen.split(";")
+
+
+def test_no_new_processes(tmp_path):
+    seen = probe(tmp_path, "import os, subprocess, ctypes\n" + attempt("subprocess.run(['true'])")
+                 + attempt("os.system('true')") + attempt("os.fork()") + attempt("os.posix_spawn('/bin/true', ['true'], {})")
+                 + attempt("ctypes.CDLL(None).fork()") + attempt("ctypes.CDLL('libc.so.6')"))
+    assert seen.count(";") == 6 and "ok" not in seen.split(";"), seen
+
+
+def test_fork_bomb_is_a_named_error(tmp_path):
+    r = grade_one(student(tmp_path, """
+        import os
+        def embedding_backward(grad_out, ids, vocab_size):
+            while True:
+                os.fork()
+    """))
+    assert r.status == runner.ERROR and "Starting other programs is not allowed" in r.cases[0].message
+
+
+def test_thread_bomb_hits_the_thread_limit(tmp_path):
+    seen = probe(tmp_path, """
+        import threading, time
+        started = 0
+        try:
+            for _ in range(200):
+                threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+                started += 1
+        except (RuntimeError, PermissionError) as e:
+            seen = f'stopped after {started}: {e}'
+    """)
+    assert seen.startswith("stopped after") and int(seen.split()[2].rstrip(":")) <= 8, seen
+
+
+def test_disk_filler_is_stopped(tmp_path):
+    seen = probe(tmp_path, """
+        try:
+            with open('big.bin', 'wb') as f:
+                for _ in range(200):  # 2 GB in 10 MB blocks
+                    f.write(b'x' * 10_000_000)
+            seen = 'wrote 2 GB'
+        except OSError as e:
+            seen = f'{type(e).__name__}: {e.strerror}'
+    """)
+    assert "File too large" in seen or "No space" in seen, seen
+
+
+@needs_bwrap
+def test_many_file_disk_filler_is_bounded_by_the_scratch_size(tmp_path):
+    seen = probe(tmp_path, """
+        n = 0
+        try:
+            for i in range(100):  # 100 files of 60 MB = 6 GB
+                with open(f'part{i}.bin', 'wb') as f:
+                    for _ in range(6):
+                        f.write(b'x' * 10_000_000)
+                n += 1
+            seen = 'wrote 6 GB'
+        except OSError as e:
+            seen = f'{n} files, {e.strerror}'
+    """)
+    assert "No space" in seen and int(seen.split()[0]) < 12, seen
+
+
+def test_a_gigabyte_of_printing_is_stopped_with_a_named_error(tmp_path):
+    r = grade_one(student(tmp_path, """
+        import sys
+        def embedding_backward(grad_out, ids, vocab_size):
+            line = 'x' * (1 << 20)
+            for _ in range(1024):
+                sys.stdout.write(line)
+            return None
+    """))
+    assert r.status == runner.ERROR and "printed more than" in r.cases[0].message
+
+
+# ---------------------------------------------------------------- the ways in of issue 13
+
+def test_no_check_or_reference_code_in_the_learners_process(tmp_path):
+    seen = probe(tmp_path, """
+        import sys, gc
+        seen = ','.join(sorted(m for m in sys.modules if m.startswith('grading.') and m.split('.')[1] not in
+                               ('warm', 'child', 'guard', 'wire', 'protocols', 'fixtures', 'input_types')
+                               and not m.startswith('grading.protocols_')))
+        frame, names = sys._getframe(), []
+        while frame is not None:
+            names += [k for k, v in frame.f_globals.items() if 'reference' in k.lower() or k == 'CHAPTER']
+            names += [type(v).__name__ for v in frame.f_locals.values() if type(v).__name__ in ('Case', 'Exercise', 'Checker')]
+            frame = frame.f_back
+        seen += '|' + ','.join(names)
+        try:
+            gc.get_objects()
+            seen += '|gc ok'
+        except PermissionError:
+            seen += '|gc refused'
+    """)
+    assert seen == "||gc refused", seen
+
+
+def test_swapping_the_call_protocols_changes_nothing(tmp_path):
+    r = grade_one(student(tmp_path, """
+        import grading.protocols as P
+        P.PROTOCOLS['call'] = lambda fn, inputs: P.PROTOCOLS  # would send back something else
+        P.call.__code__ = (lambda fn, inputs: None).__code__
+        def embedding_backward(grad_out, ids, vocab_size):
+            return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
+    """))
+    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message  # the __code__ swap is refused
+    r = grade_one(student(tmp_path, """
+        import grading.protocols as P
+        P.PROTOCOLS['call'] = lambda fn, inputs: 'forged'
+        def embedding_backward(grad_out, ids, vocab_size):
+            return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
+    """))
+    assert r.status == runner.WRONG and "forged" not in r.cases[0].message  # the real protocol ran
+
+
+def test_forged_frames_on_the_result_pipe_are_not_trusted(tmp_path):
+    r = grade_one(student(tmp_path, """
+        import os, struct
+        for fd in range(3, 64):
+            try:
+                os.write(fd, struct.pack('>BQ', 14, 5) + b'forge')  # a RESULT frame out of turn
+            except OSError:
+                pass
+    """))
+    assert r.status == runner.ERROR and "out of order" in r.cases[0].message
+
+
+def test_forged_result_files_and_exit_are_not_a_pass(tmp_path):
+    r = grade_one(student(tmp_path, """
+        import os, torch
+        torch.save([{'name': 'x', 'output': 1}], 'embedding_backward.pt')
+        os._exit(0)
+    """))
+    assert r.status == runner.ERROR and "ended while importing" in r.cases[0].message
+
+
+# ---------------------------------------------------------------- the sandbox itself
+
+@needs_bwrap
+def test_bwrap_works_without_root(tmp_path):
+    """The same bubblewrap arguments, run by an unprivileged user (nobody) with the system Python."""
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists():
+        pytest.skip("needs root (to become nobody), setpriv and /usr/bin/python3")
+    script = textwrap.dedent("""
+        import os, socket
+        out = []
+        for path in ('/etc/passwd', '/root', %r):
+            out.append(os.path.exists(path))
+        open('/tmp/scratch.txt', 'w').write('ok')
+        try:
+            socket.create_connection(('1.1.1.1', 53), timeout=2); out.append('net')
+        except OSError:
+            out.append('no net')
+        print(os.getuid(), out)
+    """ % str(REPO))
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+           *sandbox.bwrap_command(["/usr/bin/python3", "-c", script], python=False)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "65534 [False, False, False, 'no net']", done.stdout
+
+
+@needs_bwrap
+def test_when_bwrap_cannot_start_the_judge_falls_back_and_says_so(tmp_path):
+    """Root with every capability dropped cannot map its uid in a user namespace, so bwrap fails: the judge
+    must notice, grade with the audit-hook guards, and say which isolation was in force."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv")
+    folder = student(tmp_path, "")
+    done = subprocess.run(["setpriv", "--inh-caps=-all", "--bounding-set=-all", sys.executable, str(REPO / "judge.py"),
+                           NO_MODEL, "--source", str(folder)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "Learner code runs in: audit hooks (bwrap failed here" in done.stdout
+
+
+def test_fallback_guards_without_bubblewrap(tmp_path, monkeypatch):
+    """GRADING_SANDBOX=none: the audit-hook fallback still refuses writes outside scratch, sockets, processes
+    and the answers, and says which isolation was in force."""
+    monkeypatch.setenv("GRADING_SANDBOX", "none")
+    sandbox.detect.cache_clear()
+    try:
+        outside = tmp_path / "outside.txt"
+        seen = probe(tmp_path, "import os, socket, subprocess\n"
+                     + attempt(f"open({str(outside)!r}, 'w')") + attempt(f"os.remove({str(REPO / 'judge.py')!r})")
+                     + attempt("socket.socket()") + attempt("subprocess.run(['true'])")
+                     + attempt(f"open({str(REPO / 'solutions' / 'ch01_embeddings.py')!r})")
+                     + attempt(f"open({str(REPO / '.git' / 'HEAD')!r})")
+                     + attempt("open('scratch.txt', 'w').write('fine')"))
+        assert seen.split(";")[:-1] == ["Refused"] * 6 + ["ok"], seen
+        assert not outside.exists()
+        r = grade_one(student(tmp_path / "b", ""))
+        assert r.passed and r.isolation == sandbox.AUDIT
+    finally:
+        sandbox.detect.cache_clear()
+
+
+def test_a_worker_that_cannot_start_is_a_named_error_not_a_crash(tmp_path, monkeypatch):
+    from grading import pool
+
+    def broken(*_a, **_k):
+        raise pool.WorkerFailed("simulated: bwrap refused to start")
+
+    monkeypatch.setattr(pool, "worker", broken)
+    r = grade_one(student(tmp_path, ""))
+    assert r.status == runner.ERROR and "could not start" in r.cases[0].message
