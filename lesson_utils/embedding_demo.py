@@ -100,12 +100,17 @@ def id_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     return torch.bincount(ids.reshape(-1), minlength=vocab_size)
 
 
-def plot_gradient_rows(grad: torch.Tensor, ids: Sequence[int], title: str = "", ax=None):
-    """Heat map of a small [V, d] gradient table; the rows named in `ids` are marked on the y axis."""
+def plot_gradient_rows(grad: torch.Tensor, ids: Sequence[int], title: str = "", ax=None,
+                       annotate: bool = False, row_sums: bool = False):
+    """Heat map of a small [V, d] gradient table; the rows named in `ids` are marked on the y axis.
+
+    annotate=True writes each cell's value into it (for small tables such as 10 x 4); row_sums=True
+    labels the right-hand side with each row's sum.
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 4))
+        _, ax = plt.subplots(figsize=(6, 4))
     g = grad.detach().float().numpy()
     limit = float(abs(g).max()) or 1.0
     image = ax.imshow(g, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
@@ -115,6 +120,15 @@ def plot_gradient_rows(grad: torch.Tensor, ids: Sequence[int], title: str = "", 
     ax.set_xticks(range(g.shape[1]), [f"dim {j}" for j in range(g.shape[1])])
     ax.set_xlabel("embedding dimension")
     ax.set_title(title or "gradient of E")
+    if annotate:
+        for r in range(g.shape[0]):
+            for j in range(g.shape[1]):
+                ax.text(j, r, f"{g[r, j] + 0.0:g}", ha="center", va="center", fontsize=9,
+                        color="white" if abs(g[r, j]) > 0.6 * limit else "black")
+    if row_sums:
+        for r in range(g.shape[0]):
+            ax.text(g.shape[1] - 0.4, r, f" sum {g[r].sum() + 0.0:g}", va="center", fontsize=9)
+        ax.set_xlim(-0.5, g.shape[1] + 0.6)
     plt.colorbar(image, ax=ax, label="gradient value")
     return ax
 

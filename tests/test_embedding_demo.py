@@ -56,6 +56,10 @@ def test_plots_draw_labelled_axes():
     ax = plot_gradient_rows(grad, [3, 7, 3], title="t")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[3].endswith("(id used 2x)") and labels[0] == "row 0"
+    ax = plot_gradient_rows(grad, [3, 7, 3], annotate=True, row_sums=True)
+    texts = [t.get_text() for t in ax.texts]
+    assert " sum 8" in texts and " sum 4" in texts and " sum 0" in texts and "-0" not in " ".join(texts)
+    assert texts.count("2") == 4 and texts.count("1") == 4
     ax = plot_timings(["gather", "product"], [1e-5, 1e-1])
     assert ax.get_xscale() == "log" and "microseconds" in ax.get_xlabel()
     tok = WordTokenizer()
