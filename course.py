@@ -52,8 +52,9 @@ def setup() -> Path:
     stamp = VENV / f".course-setup-{setup_fingerprint()}"
     if stamp.exists():
         return venv_python()
-    if sys.version_info[:2] < (3, 10):
-        sys.exit(f"Python 3.10 or newer is needed (3.11 recommended); this is {sys.version.split()[0]}.")
+    if sys.version_info[:2] < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed (the pinned numpy and scikit-learn have no wheels for older "
+                 f"versions); this is {sys.version.split()[0]}. Install Python 3.11 and run this again with it.")
     start = time.perf_counter()
     if not venv_python().exists():
         print(f"Creating {VENV} ...", flush=True)

@@ -26,9 +26,9 @@ def _version(dist: str) -> str | None:
 
 def run_checks(load_model: bool = True) -> list[Check]:
     """Every check, in order; a failed check's detail says what to do."""
-    checks = [Check("python", sys.version_info >= (3, 10),
-                    f"{platform.python_version()} ({short_path(sys.executable)})" if sys.version_info >= (3, 10)
-                    else "Python 3.10+ is needed; 3.11 is what the course is tested on.")]
+    checks = [Check("python", sys.version_info >= (3, 11),
+                    f"{platform.python_version()} ({short_path(sys.executable)})" if sys.version_info >= (3, 11)
+                    else "Python 3.11+ is needed (the pinned numpy has no wheel for older versions).")]
     for dist in REQUIRED:
         v = _version(dist)
         checks.append(Check(dist, v is not None, v or f"missing: run `python course.py setup` or pip install {dist}"))
