@@ -4,4 +4,4 @@
 """
 
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
-QUIZ = {1: None, 2: None, 3: None, 4: None}
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -56,4 +56,4 @@ def embedding_backward(grad_out: Tensor, ids: Tensor, vocab_size: int) -> Tensor
 
 # Chapter 01 quiz: `python judge.py quiz 01` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
-QUIZ = {1: None, 2: None, 3: None, 4: None}
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -62,4 +62,4 @@ def rows_with_gradient(grad: Tensor) -> int:
 
 # Chapter 03 quiz: `python judge.py quiz 03` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
-QUIZ = {1: None, 2: None, 3: None, 4: None}
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -55,4 +55,4 @@ def explained_variance_ratio(X: Tensor) -> Tensor:
 
 # Chapter 05 quiz: `python judge.py quiz 05` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
-QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

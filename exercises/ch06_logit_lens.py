@@ -58,4 +58,4 @@ def kl_to_final(lens: Tensor) -> Tensor:
 
 # Chapter 06 quiz: `python judge.py quiz 06` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
-QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}
+QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

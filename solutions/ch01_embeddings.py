@@ -23,4 +23,4 @@ def embedding_backward(grad_out: Tensor, ids: Tensor, vocab_size: int) -> Tensor
     return grad.index_add_(0, ids.reshape(-1), grad_out.reshape(-1, d))
 
 
-QUIZ = {1: "b", 2: "b", 3: "c", 4: "c"}
+QUIZ = {1: "b", 2: "b", 3: "c", 4: "c", 5: "b"}

@@ -23,4 +23,4 @@ def logit_contributions(h: Tensor, w: Tensor) -> tuple[Tensor, float]:
     return h * w, float(cos)
 
 
-QUIZ = {1: "c", 2: "b", 3: "b", 4: "d", 5: "a"}
+QUIZ = {1: "c", 2: "b", 3: "b", 4: "d", 5: "a", 6: "c"}

@@ -22,4 +22,4 @@ def rows_with_gradient(grad: Tensor) -> int:
     return int((grad != 0).any(dim=1).sum())
 
 
-QUIZ = {1: "b", 2: "c", 3: "a", 4: "d"}
+QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b"}

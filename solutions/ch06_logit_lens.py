@@ -25,4 +25,4 @@ def kl_to_final(lens: Tensor) -> Tensor:
     return kl
 
 
-QUIZ = {1: "b", 2: "c", 3: "b", 4: "c", 5: "b"}
+QUIZ = {1: "b", 2: "c", 3: "b", 4: "c", 5: "b", 6: "a"}
