@@ -5,6 +5,7 @@
     python judge.py hint lookup     a hint, without the answer
     python judge.py quiz 01         print a chapter's quiz questions
     python judge.py list            every exercise with its status
+    python judge.py progress        every chapter: how many exercises pass and which are left
     python judge.py doctor          check the environment and the course model
     python judge.py check           prove every stub fails and every solution passes
     python judge.py --solutions     grade solutions/ instead
@@ -24,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package")
+COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress")
 
 
 def _titles(chapters) -> dict[str, str]:
@@ -121,6 +122,23 @@ def cmd_check(args) -> int:
     return 0
 
 
+def cmd_progress(args) -> int:
+    """Every chapter's exercises with their status, and what is left (the same as check() in a notebook)."""
+    from grading import runner
+    from grading.checking import progress_lines
+
+    source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
+    results = runner.grade(source, args.target, memory_mb=args.memory_mb)
+    for chapter in runner.load_chapters():
+        mine = [r for r in results if r.chapter == chapter.number]
+        if mine:
+            print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py)")
+            for r in mine:
+                print(f"  {'✓' if r.passed else '·'} {r.name:<28} {r.status}")
+    print("\n" + "\n".join(progress_lines(results, runner.load_chapters())))
+    return 0
+
+
 def cmd_list(args) -> int:
     from grading import runner
 
@@ -210,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_gradescope_package(args)
     if args.class_dir:
         return cmd_class(args)
-    handler = {"check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz}
+    handler = {"check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz,
+               "progress": cmd_progress}
     return handler.get(command, cmd_grade)(args)
 
 

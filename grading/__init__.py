@@ -1,5 +1,15 @@
-"""The course's grading engine: checks per chapter (chNN_*.py) and the machinery `judge.py` uses."""
+"""The course's grading engine: checks per chapter (chNN_*.py) and the machinery `judge.py` uses.
+
+In a notebook: `from grading import check`, then `check("top_p_filter")`, `check("04")` or `check()`.
+"""
 from __future__ import annotations
+
+
+def check(target: str | None = None, **kwargs):
+    """Grade your current exercises/ file(s) as `python judge.py` does; see grading.checking.check."""
+    from .checking import check as _check
+
+    return _check(target, **kwargs)
 
 
 def show_quiz(chapter: str) -> None:
@@ -16,42 +26,3 @@ def show_quiz(chapter: str) -> None:
             return
     print(f"Chapter {chapter} has no quiz yet.")
 
-
-class CheckResult:
-    """What `check()` returns: `.passed` is True only when every graded exercise passed."""
-
-    def __init__(self, results: list) -> None:
-        self.results = results
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.results) and all(r.passed for r in self.results)
-
-    def __repr__(self) -> str:
-        lines = []
-        for r in self.results:
-            marks = "".join("✓" if c.passed else "✗" for c in r.cases)
-            lines.append(f"{r.name:<26} {r.status:<14} {marks}")
-            first = next((c for c in r.cases if not c.passed), None)
-            if first is not None and r.status != "not attempted":
-                lines.append(f"    {first.name}: {first.message}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        import html
-
-        rows = []
-        for r in self.results:
-            marks = "".join("✓" if c.passed else "✗" for c in r.cases)
-            first = next((c for c in r.cases if not c.passed), None)
-            detail = "" if first is None or r.status == "not attempted" else f"{first.name}: {first.message}"
-            rows.append(f"<tr><td><code>{html.escape(r.name)}</code></td><td>{html.escape(r.status)}</td>"
-                        f"<td>{marks}</td><td><pre>{html.escape(detail)}</pre></td></tr>")
-        return "<table><tr><th>exercise</th><th>status</th><th>cases</th><th>first failure</th></tr>" + "".join(rows) + "</table>"
-
-
-def check(target: str | None = None) -> CheckResult:
-    """Grade your current exercises/ files from a notebook: check("top_p_filter"), check("04") or check()."""
-    from .runner import REPO, grade
-
-    return CheckResult(grade(REPO / "exercises", target))
