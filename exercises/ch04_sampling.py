@@ -15,7 +15,10 @@ def softmax(logits: Tensor, dim: int = -1) -> Tensor:
     """Probabilities exp(x_i) / sum_j exp(x_j) along `dim`, computed without overflow.
 
     logits:  any shape, any float dtype (keep it). Entries may be huge (1000) or -inf (masked tokens).
-    returns: the same shape; non-negative, summing to 1 along `dim`; -inf entries get probability 0.
+             A zero-size shape (e.g. [2, 0]) gives an empty result of that shape, as torch.softmax does.
+    returns: the same shape and dtype; non-negative, summing to 1 along `dim`; -inf entries get probability 0.
+             float16/bfloat16 logits are computed in float32 and the result cast back (as torch.softmax
+             does): computing in half precision itself is several units in the last place off.
 
     Example: softmax(torch.tensor([1000.0, 1000.0])) -> tensor([0.5000, 0.5000])   (no NaN)
     """

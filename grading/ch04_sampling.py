@@ -630,37 +630,36 @@ GREEDY_INPUTS = {
     "tiny random GPT-2, a 1-token prompt, 10 new tokens":
         lambda: (cached_tiny_model("gpt2", 2), random_ids(128, (1, 1), 52), 10),
     "max_new_tokens = 0 returns the prompt": lambda: (cached_tiny_model("llama", 0), random_ids(128, (1, 4), 53), 0),
-    "tiny Llama whose end-of-sequence token comes 2nd: no early stop, 8 new tokens": lambda: _eos_case(),
+    "tiny Llama whose end-of-sequence token is the first one it generates: no early stop, 8 new tokens":
+        lambda: _eos_case(),
     "the course model, 'The cat sat on the', 6 new tokens": lambda: (course_model()[0], course_ids(CAT_PROMPT)[None], 6),
 }
 NEAR_TIE = 1e-5  # a generated token whose logit is this close to the top one is an acceptable argmax
 
 
 def _eos_case():
-    """A copy of a tiny Llama whose eos_token_id is the 2nd token greedy decoding produces after the prompt."""
+    """A copy of a tiny Llama whose eos_token_id is the first token greedy decoding produces after the prompt."""
     import copy
 
     model = copy.deepcopy(cached_tiny_model("llama", 0))
     ids = random_ids(128, (1, 6), 54)
-    seq = ids
     with torch.no_grad():
-        for _ in range(2):
-            seq = torch.cat([seq, model(seq).logits[:, -1].argmax(-1, keepdim=True)], -1)
-    model.generation_config.eos_token_id = model.config.eos_token_id = int(seq[0, -1])
+        first = int(model(ids).logits[0, -1].argmax())
+    model.generation_config.eos_token_id = model.config.eos_token_id = first
     return model, ids, 8
 
 
 def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
-    import copy
-
     if n == 0:
         return ids.clone()
-    config = copy.deepcopy(model.generation_config)
-    pad = config.eos_token_id if isinstance(config.eos_token_id, int) else 0
-    config.eos_token_id = None  # the exercise never stops early
-    with torch.no_grad():
-        out = model.generate(ids, generation_config=config, attention_mask=torch.ones_like(ids), do_sample=False,
-                             max_new_tokens=n, pad_token_id=pad)
+    eos = (model.generation_config.eos_token_id, model.config.eos_token_id)
+    model.generation_config.eos_token_id = model.config.eos_token_id = None  # the exercise never stops early
+    try:
+        with torch.no_grad():
+            out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=n,
+                                 pad_token_id=eos[0] if isinstance(eos[0], int) else 0)
+    finally:
+        model.generation_config.eos_token_id, model.config.eos_token_id = eos
     if out.shape[1] != ids.shape[1] + n:
         raise RuntimeError(f"internal: generate stopped early on this case ({out.shape[1] - ids.shape[1]} of {n})")
     return out

@@ -4,9 +4,12 @@ from torch import Tensor
 
 
 def softmax(logits: Tensor, dim: int = -1) -> Tensor:
-    shifted = logits - logits.amax(dim=dim, keepdim=True)  # the largest entry becomes 0: exp cannot overflow
+    if logits.numel() == 0:
+        return logits.clone()  # nothing to normalise (amax would refuse a zero-size dim): empty, like torch.softmax
+    x = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits  # accumulate in float32
+    shifted = x - x.amax(dim=dim, keepdim=True)  # the largest entry becomes 0: exp cannot overflow
     e = shifted.exp()  # -inf -> 0
-    return e / e.sum(dim=dim, keepdim=True)
+    return (e / e.sum(dim=dim, keepdim=True)).to(logits.dtype)
 
 
 def apply_temperature(logits: Tensor, temperature: float) -> Tensor:
