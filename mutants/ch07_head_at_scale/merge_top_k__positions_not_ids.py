@@ -5,5 +5,5 @@ EXPECT = None
 
 def merge_top_k(local_values, local_indices, starts, k):
     values = local_values.movedim(0, -2).flatten(-2)
-    top = values.argsort(-1, descending=True, stable=True)[..., :k]
+    top = values.argsort(dim=-1, descending=True, stable=True)[..., :k]
     return values.gather(-1, top), top
