@@ -24,6 +24,17 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def _sandbox_check() -> Check:
+    """Which isolation the judge will use for learner code (bubblewrap, or the audit-hook fallback and why)."""
+    try:
+        from grading.sandbox import detect
+    except ImportError:
+        return Check("judge sandbox", True, "not checked: run `python judge.py doctor` from the course folder")
+    iso = detect()
+    return Check("judge sandbox", True, str(iso) if iso.is_os_level else f"{iso} -- grading still works, "
+                 "but a class of strangers' code is safer where bubblewrap runs (Linux with user namespaces)")
+
+
 def run_checks(load_model: bool = True) -> list[Check]:
     """Every check, in order; a failed check's detail says what to do."""
     checks = [Check("python", sys.version_info >= (3, 11),
@@ -41,6 +52,8 @@ def run_checks(load_model: bool = True) -> list[Check]:
     except Exception as exc:
         checks.append(Check("torch build", False, f"torch does not import: {exc}"))
         return checks
+
+    checks.append(_sandbox_check())
 
     from .course_model import (CourseModelError, cache_is_valid, course_model_dir, embeddings_are_tied,
                                find_course_gguf, load_course_model, verify_gguf)
