@@ -54,10 +54,10 @@ def score(result: ExerciseResult, ex: Exercise | None = None) -> Score:
     top = max_points(ex)
     if result.passed:
         earned = top
-    elif ex.partial_credit and result.cases:
-        weight = {c.name: c.points for c in ex.cases}
-        total = sum(weight.get(c.name, 1.0) for c in result.cases)
-        got = sum(weight.get(c.name, 1.0) for c in result.cases if c.passed)
+    elif ex.partial_credit and ex.cases:
+        weight = {c.name: c.points for c in ex.cases}  # the exercise's own cases decide the shares
+        total = sum(weight.values())
+        got = sum(weight.get(c.name, 0.0) for c in result.cases if c.passed)
         earned = top * got / total if total else 0.0
     else:
         earned = 0.0
