@@ -4,7 +4,7 @@
     python judge.py 01              one chapter;  python judge.py lookup   one exercise
     python judge.py hint lookup     a hint, without the answer
     python judge.py quiz 01         print a chapter's quiz questions
-    python judge.py list            every exercise with its status
+    python judge.py list            every exercise with its status and points
     python judge.py progress        every chapter: how many exercises pass and which are left
     python judge.py doctor          check the environment and the course model
     python judge.py check           prove every stub fails and every solution passes
@@ -204,7 +204,8 @@ def cmd_doctor(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("words", nargs="*", help="a command (check, doctor, list, hint NAME, quiz NN) or a chapter/exercise")
+    p.add_argument("words", nargs="*", help="a command (check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) "
+                   "or a chapter/exercise")
     p.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
     p.add_argument("--source", help="grade the exercise files in this folder")
     p.add_argument("--class", dest="class_dir", help="grade every DIR/<student>/exercises/ folder")
