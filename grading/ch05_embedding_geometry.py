@@ -161,6 +161,8 @@ PCA_INPUTS = {
     "a large mean (about 30 per coordinate): PCA without centring shows here":
         lambda: (_data(80, [3.0, 2.0, 1.0, 0.5, 0.25, 0.1], 64, mean_size=30.0), 3),
     "wide data, 8 rows x 20 columns, k = 3": lambda: (_wide(65), 3),
+    "float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5, k = 2":
+        lambda: (_data(200, [3.0, 2.0, 1.0, 0.5, 0.25], 66, torch.float32, mean_size=1000.0), 2),
     "the course model's E, rows 1000-2999 [2000, 576] float32, k = 3": lambda: (_real_rows(), 3),
 }
 
@@ -171,6 +173,8 @@ RATIO_INPUTS = {
         lambda: (_data(80, [3.0, 2.0, 1.0, 0.5, 0.25, 0.1], 72, mean_size=30.0),),
     "wide data, 8 rows x 20 columns: min(n, d) = 8 values": lambda: (_wide(73),),
     "100 x 10 float32 keeps float32": lambda: (_data(100, [2.0 ** -i for i in range(10)], 74, torch.float32),),
+    "float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5":
+        lambda: (_data(200, [3.0, 2.0, 1.0, 0.5, 0.25], 75, torch.float32, mean_size=1000.0),),
     "the course model's E, rows 1000-2999 [2000, 576] float32: 576 values": lambda: (_real_rows(),),
 }
 
@@ -240,6 +244,24 @@ def _check_ratio_values(got, X: torch.Tensor, k: int, what: str) -> None:
     atol, _ = _tolerances(X)
     expect_tensor(got, full_ratio[:k].to(X.dtype), what, atol=atol, rtol=0,
                   mistakes=_ratio_mistakes(X, k, full_ratio, S))
+
+
+def _naming_cancellation(check):
+    """On float32 data whose mean dwarfs its spread, a failure is most likely a one-pass covariance: say so."""
+    def wrapped(out, inputs):
+        try:
+            check(out, inputs)
+        except CheckFailed as exc:
+            X = inputs[0]
+            spread = float(X.double().std(dim=0).max()) if X.shape[0] > 1 else 0.0
+            if X.dtype == torch.float32 and float(X.double().mean(dim=0).abs().max()) > 100 * spread \
+                    and "Likely mistake" not in str(exc):
+                raise CheckFailed(f"{exc}\n  Likely mistake: catastrophic cancellation. This float32 data has a mean "
+                                  "far larger than its spread: a covariance formed in one pass (X.T @ X / n - mean "
+                                  "mean^T) subtracts two huge, nearly equal numbers and keeps almost none of the digits "
+                                  "of their difference. Centre first (X - X.mean(0)), then take the SVD.") from None
+            raise
+    return wrapped
 
 
 def _check_pca(out, inputs):
@@ -328,7 +350,7 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "pca", "PCA by centring and SVD -> (projections [n, k], components [k, d], ratio [k])",
-            [Case(n, m, _check_pca) for n, m in PCA_INPUTS.items()],
+            [Case(n, m, _naming_cancellation(_check_pca)) for n, m in PCA_INPUTS.items()],
             hint="Centre X first (subtract the mean row). torch.linalg.svd(Xc, full_matrices=False) returns U, S, Vh: "
                  "one of them holds the directions as rows, largest variance first. The projections are the centred "
                  "rows measured along those directions, and the variance along component i is proportional to "
@@ -337,7 +359,7 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "explained_variance_ratio", "share of the total variance per principal component -> [min(n, d)]",
-            [Case(n, m, _check_full_ratio) for n, m in RATIO_INPUTS.items()],
+            [Case(n, m, _naming_cancellation(_check_full_ratio)) for n, m in RATIO_INPUTS.items()],
             hint="The singular values S of the CENTRED data hold it all: the variance along component i is "
                  "S[i]**2 / (n - 1), and the ratio divides that by the sum over all components.",
             uses_course_model=True,

@@ -117,6 +117,17 @@ def _tiny_case(arch, seed, layers=3, tied=True, tokens=6):
     return make
 
 
+def _small_eps_case():
+    """A tiny llama whose final norm has eps = 0.01 and whose states are small (embeddings scaled by 0.1), so the
+    epsilon visibly changes the normed states (with unit-scale states, or the course model's 1e-5, it does not)."""
+    model = tiny_lens_model("llama", 7)
+    _, norm = blocks_and_final_norm(model)
+    norm.variance_epsilon = model.config.rms_norm_eps = 1e-2
+    with torch.no_grad():
+        model.get_input_embeddings().weight.mul_(0.1)
+    return model, random_ids(model.config.vocab_size, (1, 6), 7)
+
+
 def _course_case():
     model, tok = course_model()
     return model, tok(FRANCE, return_tensors="pt").input_ids
@@ -130,6 +141,7 @@ LENS_INPUTS = {
     "a one-token prompt (T = 1), tiny gpt2, 2 blocks": _tiny_case("gpt2", 5, layers=2, tokens=1),
     "tiny qwen3 with a single block (2 rows)": _tiny_case("qwen3", 6, layers=1, tokens=4),
     f"the course model, {FRANCE!r}": _course_case,
+    "tiny llama whose final norm has eps = 0.01, with small states (read the norm's own epsilon)": _small_eps_case,
 }
 
 
@@ -155,6 +167,19 @@ def _lens_mistakes(model, ids, expected, j):
     yield ("you returned probabilities; the exercise asks for log-probabilities (log_softmax).", lambda: expected.exp())
     yield ("you returned logits; apply log_softmax over the vocabulary.",
            lambda: torch.cat([j["lens_logits"][:-1], final[None]]))
+    eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
+    if eps is not None and eps != 1e-5:
+        def hard_coded_eps():
+            x = raw[:-1]
+            if getattr(norm, "bias", None) is not None:
+                normed = torch.nn.functional.layer_norm(x, x.shape[-1:], norm.weight, norm.bias, 1e-5)
+            else:
+                normed = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * norm.weight
+            return torch.cat([head(normed), final[None]]).log_softmax(-1)
+
+        yield (f"you hard-coded the norm's epsilon (1e-5): this model's final norm uses {eps:g}. Call the model's own "
+               "final norm module, or read its epsilon (variance_epsilon for RMSNorm, eps for LayerNorm).",
+               hard_coded_eps)
     yield ("the embedding row is missing: hidden_states[0] (before any block) is layer 0 of the lens.",
            lambda: expected[1:])
     yield ("one row short at the end: the lens has num_layers + 1 rows, the last from the final state.",
@@ -296,6 +321,10 @@ def _check_kl(out, inputs):
          lambda: (p * (lens[-1] - lens)).sum() / L),
         ("you reduced over the layers as well (reduction='batchmean' or a total sum); return one value per layer.",
          lambda: (p * (lens[-1] - lens)).sum()),
+        ("F.kl_div(input, target) reads target as PROBABILITIES unless log_target=True: you passed log-probabilities, "
+         "so it took the log of negative numbers (NaN). Use F.kl_div(lens, final, log_target=True, reduction='none')"
+         ".sum(-1), or write the sum yourself.",
+         lambda: torch.nn.functional.kl_div(lens, lens[-1].expand_as(lens), reduction="none").sum(-1)),
     ])
     expect_that(float(out[-1]) == 0.0, "KL of the final layer with itself must be exactly 0.")
 
