@@ -112,13 +112,23 @@ def cmd_check(args) -> int:
         if not r.passed:
             failed = [f"{c.name}: {c.message}" for c in r.cases if not c.passed]
             problems.append(f"solution {r.name} is '{r.status}':\n      " + "\n      ".join(failed))
+    from grading import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
+
+    proof_start = time.perf_counter()
+    proved, notes = mutants.prove(args.target, memory_mb=args.memory_mb)
+    per_exercise = mutants.counts()
+    problems += mutants.problems(proved, None if args.target else per_exercise)
     for r in sols:
-        print(f"  {r.name:<26} stub: {next(s.status for s in stubs if s.name == r.name):<14} solution: {r.status}")
-    print(f"\nChecked {len(sols)} exercises in {time.perf_counter() - start:.1f} s.")
+        mine = [m for m in proved if m.mutant.exercise == r.name]
+        killed = f"mutants: {sum(m.ok for m in mine)}/{per_exercise[r.name]} fail" if r.name in per_exercise else ""
+        print(f"  {r.name:<26} stub: {next(s.status for s in stubs if s.name == r.name):<14} solution: "
+              f"{r.status:<14} {killed}")
+    print("".join(f"  note: {n}\n" for n in notes) + f"\nChecked {len(sols)} exercises and {len(proved)} mutants in "
+          f"{time.perf_counter() - start:.1f} s (mutants: {time.perf_counter() - proof_start:.1f} s).")
     if problems:
         print("PROBLEMS:\n  " + "\n  ".join(problems))
         return 1
-    print("All stubs fail and all solutions pass.")
+    print("All stubs fail and all solutions pass.\nEvery mutant in mutants/ fails.")
     return 0
 
 

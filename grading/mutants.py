@@ -165,20 +165,28 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
         mutants.append(m)
     checker = checker or runner.Checker()
     results: list[MutantResult] = []
+    plans = rounds(mutants)
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
-        for r, plan in enumerate(rounds(mutants)):
+        folders = []
+        for r, plan in enumerate(plans):
             folder = Path(tmp) / f"round{r}" / "exercises"
             folder.mkdir(parents=True)
             for module, ms in plan.items():
                 solution = (REPO / "solutions" / f"{module}.py").read_text(encoding="utf-8")
                 (folder / f"{module}.py").write_text(round_source(solution, ms), encoding="utf-8")
-            target_arg = None
-            if len(plan) == 1:
-                (module, ms), = plan.items()
-                target_arg = ms[0].exercise if len(ms) == 1 else chapters[module].number
-            start = time.perf_counter()
-            graded = {(res.chapter, res.name): res
-                      for res in runner.grade(folder, target_arg, memory_mb=memory_mb, checker=checker)}
+            folders.append(folder)
+        start = time.perf_counter()
+        target_arg = None  # grade only what the mutants need: one exercise, one chapter, or everything
+        if len({(m.chapter_module, m.exercise) for m in mutants}) == 1:
+            target_arg = mutants[0].exercise
+        elif len({m.chapter_module for m in mutants}) == 1:
+            target_arg = chapters[mutants[0].chapter_module].number
+        if hasattr(runner, "grade_many"):  # warm workers: every round's folders in one call
+            graded_rounds = runner.grade_many(folders, target_arg, memory_mb=memory_mb, checker=checker)
+        else:
+            graded_rounds = [runner.grade(f, target_arg, memory_mb=memory_mb, checker=checker) for f in folders]
+        for plan, graded_list in zip(plans, graded_rounds):
+            graded = {(res.chapter, res.name): res for res in graded_list}
             for module, ms in plan.items():
                 for m in ms:
                     res = judge_mutant(m, graded.get((chapters[module].number, m.exercise)))
@@ -186,9 +194,9 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
                     if verbose:
                         mark = "ok " if res.ok else "BAD"
                         print(f"  [{mark}] {m.label:<62} {res.status}{'  ' + res.problem if res.problem else ''}")
-            if verbose:
-                print(f"  round {r + 1}: {sum(len(v) for v in plan.values())} mutants in "
-                      f"{time.perf_counter() - start:.1f} s", flush=True)
+        if verbose:
+            print(f"  {len(results)} mutants in {len(plans)} rounds graded in {time.perf_counter() - start:.1f} s",
+                  flush=True)
     return results, notes
 
 
