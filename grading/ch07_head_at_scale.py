@@ -771,10 +771,11 @@ CHAPTER = Chapter(
                  {"a": "M + log(sum_r s_r * exp(m_r - M))", "b": "log(sum_r s_r)", "c": "max_r (m_r + log s_r)",
                   "d": "M + log(sum_r s_r)"},
                  "21c779007275cb083046", "Reread 'The vocab-parallel head' in notebook 07 and redo the merge by hand for two ranks."),
-        Question(4, "Top-p (p = 0.9) after a top-k prefilter (k = 50) keeps exactly the tokens top-p alone keeps when:",
-                 {"a": "always: the prefilter only saves time", "b": "never: the prefilter renormalises",
-                  "c": "when the temperature is 1",
-                  "d": "when the nucleus has at most 50 tokens, i.e. the 50 most likely tokens already hold at least 0.9"},
+        Question(4, "You run top-p (p = 0.9) on the 50 largest logits only, with their probabilities taken from the "
+                    "softmax over the FULL vocabulary. It keeps exactly the tokens top-p over the whole vocabulary keeps:",
+                 {"a": "always: the prefilter only saves time", "b": "never: a prefilter always changes the result",
+                  "c": "whenever the temperature is 1",
+                  "d": "when the 50 most likely tokens already hold at least 0.9 of the probability (the nucleus fits)"},
                  "215518c1b8ff595a8065", "Reread 'Which shortcuts are exact' in notebook 07."),
         Question(5, "A training loss loops over 8 chunks of positions and calls F.cross_entropy on each chunk's logits "
                     "with plain autograd. Compared with the one-shot loss, the memory it holds for the backward pass is:",
