@@ -1,7 +1,7 @@
 """Audit-hook guards installed in the learner's process just before its code is imported.
 
 Always on (inside bubblewrap too): no new processes (subprocess, os.system, exec*, fork, posix_spawn),
-at most MAX_THREADS Python threads,
+at most MAX_THREADS Python threads, no signals to other processes, no changing resource limits,
 no loading native code or symbols through ctypes, no walking the interpreter's objects with gc
 (get_objects, get_referrers, get_referents) to reach the grading code, no swapping a function's code.
 Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
@@ -19,6 +19,8 @@ SPAWN = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn
 NATIVE = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.addressof", "ctypes.cdata",
           "ctypes.call_function", "ctypes.create_string_buffer", "ctypes.string_at", "ctypes.wstring_at")
 INTROSPECT = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+NATIVE_MODULES = ("_posixsubprocess", "_ctypes", "ctypes", "_cffi_backend", "cffi", "_testcapi", "_xxsubinterpreters")
+SIGNALS = ("os.kill", "os.killpg", "signal.pthread_kill")
 FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.chown",
                 "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
 SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
@@ -67,8 +69,24 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
     roots = [os.path.realpath(b) for b in blocked]
 
     _limit_threads()
+    me = os.getpid()
+    try:  # fork_exec is what subprocess calls after its audit event; called directly it would skip it
+        import _posixsubprocess
+
+        def refused(*_a, **_k):
+            raise Refused("Starting other programs is not allowed while grading.")
+
+        _posixsubprocess.fork_exec = refused
+    except ImportError:
+        pass
 
     def hook(event: str, args: tuple) -> None:
+        if event == "import" and args and str(args[0]).split(".")[0] in NATIVE_MODULES:
+            raise Refused(f"Importing {args[0]} (native code or process control) is not allowed while grading.")
+        if event in SIGNALS and args and args[0] not in (me, 0):
+            raise Refused("Sending signals to other processes is not allowed while grading.")
+        if event == "resource.setrlimit":
+            raise Refused("Changing resource limits is not allowed while grading.")
         if event.startswith(SPAWN):
             raise Refused("Starting other programs is not allowed while grading.")
         if event in NATIVE:

@@ -136,7 +136,7 @@ def _limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
             _, hard = resource.getrlimit(which)
             if hard != resource.RLIM_INFINITY:
                 soft = min(soft, hard)
-            resource.setrlimit(which, (soft, hard if hard != resource.RLIM_INFINITY else soft))
+            resource.setrlimit(which, (soft, soft))  # hard = soft: learner code cannot raise it again
         except (ValueError, OSError):
             pass
 
