@@ -78,12 +78,12 @@ def cmd_class(args) -> int:
     class_start = time.perf_counter()
     finished: list[str] = []
 
-    def on_done(i: int, _source: Path, results: list) -> None:  # called as each student is finished
+    def on_done(i: int, _source: Path, results: list) -> None:  # called (under the runner's lock) per student
         finished.append(students[i].name)
         now = time.perf_counter()
-        print(f"[{len(finished)}/{len(students)}] {students[i].name}", flush=True)
-        print(progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
-                            now - class_start), flush=True)
+        print(f"[{len(finished)}/{len(students)}] {students[i].name}\n"
+              + progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
+                              now - class_start), flush=True)
 
     try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
         graded = runner.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,

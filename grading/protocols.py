@@ -165,10 +165,38 @@ def greedy(fn: Callable, inputs: tuple) -> Any:
         del model.generate
 
 
+# ---------------------------------------------------------------- ch07: a loss and its gradients
+
+def backward(fn: Callable, inputs: tuple) -> tuple:
+    """fn(h, W, *rest) on fresh leaf copies of h and W that require grad, then loss.backward().
+
+    Returns (loss, h.grad, W.grad, ops as record_ops reports them, shapes of the tensors autograd saved
+    for backward other than views of h and W); the grads are None when the loss does not require grad.
+    The judge recomputes the gradients itself; only what autograd kept alive is observed here.
+    """
+    h, W, *rest = inputs
+    h = h.detach().clone().requires_grad_(True)
+    W = W.detach().clone().requires_grad_(True)
+    own = {h.untyped_storage().data_ptr(), W.untyped_storage().data_ptr()}
+    saved: list[tuple[int, ...]] = []
+
+    def pack(x):
+        if isinstance(x, torch.Tensor) and x.untyped_storage().data_ptr() not in own:
+            saved.append(tuple(x.shape))
+        return x
+
+    with RecordOps() as rec, torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+        loss = fn(h, W, *rest)
+    if not (isinstance(loss, torch.Tensor) and loss.requires_grad):
+        return loss, None, None, rec.calls, saved
+    loss.backward()
+    return loss.detach(), h.grad, W.grad, rec.calls, saved
+
+
 PROTOCOLS: dict[str, Protocol] = {
     "call": call, "quiz": quiz, "record_ops": record_ops, "observe_tying": observe_tying,
     "raises": raises, "seeded": seeded, "one_generator": one_generator, "greedy_t0": greedy_t0,
-    "frequencies": frequencies, "greedy": greedy,
+    "frequencies": frequencies, "greedy": greedy, "backward": backward,
 }
 
 

@@ -330,9 +330,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                     on_result(r)
                 found[(i, j)] = res
                 remaining[i] -= 1
-                finished = remaining[i] == 0
-            if finished and on_done:
-                on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
+                if remaining[i] == 0 and on_done:  # under the lock: one student's report is never interleaved
+                    on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
