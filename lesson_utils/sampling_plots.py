@@ -1,12 +1,13 @@
 """Figures for chapter 04 (softmax and sampling): reshaped next-token distributions and an interactive view.
 
-Nothing here samples or filters by itself: the notebook passes in its own functions, so the
-figures always show exactly what the learner's code does.
+Nothing here samples or filters by itself: the notebook passes in the warp to show (built from
+transformers' logits warpers, or from the learner's own functions), so a figure shows exactly what
+that code does.
 """
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import torch
 
@@ -55,6 +56,38 @@ def plot_frequencies(labels: Sequence[str], probs: Sequence[float], freqs: Seque
     ax.legend(fontsize=8)
     if title:
         ax.set_title(title)
+    return ax
+
+
+def plot_cumulative_mass(probs: torch.Tensor, cutoffs: Mapping[str, int], label: str = "", ax=None,
+                         color: str | None = None):
+    """Cumulative probability of the most likely tokens against their rank (log x), with cut-off markers.
+
+    probs:   probabilities [V] (any order; they are sorted here).
+    cutoffs: name -> number of tokens a filter keeps (for example {"top-k 50": 50}); each is drawn as a
+             dotted vertical line at that rank with a dot at the mass the kept tokens hold.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    cum = torch.sort(probs.double(), descending=True).values.cumsum(0)
+    ranks = torch.arange(1, cum.numel() + 1)
+    (line,) = ax.plot(ranks.tolist(), cum.tolist(), color=color, label=label or None)
+    for name, n in cutoffs.items():
+        n = max(1, min(int(n), cum.numel()))
+        mass = float(cum[n - 1])
+        ax.axvline(n, color=line.get_color(), ls=":", lw=1)
+        ax.plot([n], [mass], "o", color=line.get_color())
+        ax.annotate(f"{name}: {n:,} kept, {mass:.0%}", (n, mass), textcoords="offset points", xytext=(4, -12),
+                    fontsize=8, color=line.get_color())
+    ax.set_xscale("log")
+    ax.set_xlim(1, cum.numel())
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("rank of the token (1 = most likely), log scale")
+    ax.set_ylabel("cumulative probability")
+    if label:
+        ax.legend(loc="lower right", fontsize=8)
     return ax
 
 

@@ -4,10 +4,12 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import pytest
 import torch
 
-from lesson_utils.sampling_plots import (interactive_distribution, plot_frequencies, plot_reshaped,
-                                         show_distribution, widget_frontend_likely)
+from lesson_utils.sampling_demo import distinct_ngrams, most_repeated_phrase, sequence_logprobs, warped
+from lesson_utils.sampling_plots import (interactive_distribution, plot_cumulative_mass, plot_frequencies,
+                                         plot_reshaped, show_distribution, widget_frontend_likely)
 
 
 class FakeTokenizer:
@@ -57,3 +59,48 @@ def test_interactive_builds_sliders_when_asked(capsys):
     interactive_distribution(torch.arange(30.0), FakeTokenizer(), _warp, top=6, interactive=True)
     assert "VBox" in capsys.readouterr().out  # outside a kernel, display() prints the widget's repr
     plt.close("all")
+
+
+def test_plot_cumulative_mass_marks_each_cutoff_at_its_mass():
+    probs = torch.tensor([0.1, 0.5, 0.25, 0.15])
+    ax = plot_cumulative_mass(probs, {"top-k 2": 2, "all": 9}, label="toy")
+    assert ax.get_xscale() == "log"
+    curve = ax.get_lines()[0]
+    assert list(curve.get_ydata()) == pytest.approx([0.5, 0.75, 0.9, 1.0])
+    dots = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert [float(d.get_ydata()[0]) for d in dots] == pytest.approx([0.75, 1.0])  # 9 is clamped to V = 4
+    assert any("top-k 2: 2 kept, 75%" in t.get_text() for t in ax.texts)
+    plt.close("all")
+
+
+def test_warped_runs_transformers_warpers_on_one_row():
+    from transformers.generation.logits_process import (RepetitionPenaltyLogitsProcessor, TemperatureLogitsWarper,
+                                                        TopKLogitsWarper)
+
+    x = torch.tensor([1.0, 4.0, -2.0, 3.0])
+    out = warped([TemperatureLogitsWarper(0.5), TopKLogitsWarper(2)], x)
+    assert out.shape == (4,)
+    assert torch.equal(out, torch.tensor([float("-inf"), 8.0, float("-inf"), 6.0]))
+    assert torch.equal(x, torch.tensor([1.0, 4.0, -2.0, 3.0])), "the input is not modified"
+    pen = warped([RepetitionPenaltyLogitsProcessor(2.0)], x, torch.tensor([1, 2]))
+    assert torch.equal(pen, torch.tensor([1.0, 2.0, -4.0, 3.0]))
+
+
+def test_sequence_logprobs_reads_the_generated_tokens():
+    class Fixed(torch.nn.Module):
+        def forward(self, ids):  # logits favour token (id + 1) % 3 after each id
+            logits = torch.nn.functional.one_hot((ids + 1) % 3, 3).float() * 2.0
+            return type("Out", (), {"logits": logits})()
+
+    seq = torch.tensor([[0, 1, 2, 2]])
+    lp = sequence_logprobs(Fixed(), seq, 2)
+    high, low = torch.log_softmax(torch.tensor([2.0, 0.0, 0.0], dtype=torch.float64), 0)[:2]
+    assert torch.allclose(lp, torch.stack([high, low]))
+
+
+def test_most_repeated_phrase_and_distinct_ngrams():
+    seq = [5, 1, 2, 3, 1, 2, 3, 1, 2, 3, 9]
+    assert most_repeated_phrase(seq) == ([1, 2, 3], 3)
+    assert most_repeated_phrase([1, 2, 3, 4]) == ([], 0)
+    assert distinct_ngrams([1, 2, 3, 4]) == 1.0
+    assert distinct_ngrams([1, 2, 1, 2, 1]) == 0.5
