@@ -177,10 +177,12 @@ def _count_mistakes(model: nn.Module):
     yield ("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
            "Deduplicate by the Parameter object itself; model.parameters() already yields each one once.",
            lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
-    yield ("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one storage "
-           "(a fused matrix exposed in parts) and are still two parameters. Deduplicate by the Parameter object "
-           "itself; model.parameters() already yields each one once.",
-           lambda: sum(p.numel() for p in {p.untyped_storage().data_ptr(): p for p in model.parameters()}.values()))
+    by_storage = [(p.untyped_storage().data_ptr(), p) for p in model.parameters()]
+    for kept in (by_storage, by_storage[::-1]):  # a dict keeps the last Parameter of a storage, setdefault the first
+        yield ("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one storage "
+               "(a fused matrix exposed in parts) and are still two parameters. Deduplicate by the Parameter object "
+               "itself; model.parameters() already yields each one once.",
+               lambda kept=kept: sum(p.numel() for p in dict(kept).values()))
     yield ("counted Parameter tensors, not the numbers in them: add up p.numel() for each parameter.",
            lambda: len(list(model.parameters())))
 

@@ -118,11 +118,14 @@ def _tiny_case(arch, seed, layers=3, tied=True, tokens=6):
 
 
 def _small_eps_case():
-    """A tiny llama whose final norm has eps = 0.01 and whose states are small (embeddings scaled by 0.1), so the
-    epsilon visibly changes the normed states (with unit-scale states, or the course model's 1e-5, it does not)."""
+    """A tiny llama whose norms have eps = 0.01 and whose states are small (embeddings scaled by 0.1), so the
+    epsilon visibly changes the normed states (with unit-scale states, or the course model's 1e-5, it does not).
+    Every norm gets it, as config.rms_norm_eps does: the learner's process rebuilds the model from its config."""
     model = tiny_lens_model("llama", 7)
-    _, norm = blocks_and_final_norm(model)
-    norm.variance_epsilon = model.config.rms_norm_eps = 1e-2
+    model.config.rms_norm_eps = 1e-2
+    for module in model.modules():
+        if hasattr(module, "variance_epsilon"):
+            module.variance_epsilon = 1e-2
     with torch.no_grad():
         model.get_input_embeddings().weight.mul_(0.1)
     return model, random_ids(model.config.vocab_size, (1, 6), 7)
@@ -141,7 +144,7 @@ LENS_INPUTS = {
     "a one-token prompt (T = 1), tiny gpt2, 2 blocks": _tiny_case("gpt2", 5, layers=2, tokens=1),
     "tiny qwen3 with a single block (2 rows)": _tiny_case("qwen3", 6, layers=1, tokens=4),
     f"the course model, {FRANCE!r}": _course_case,
-    "tiny llama whose final norm has eps = 0.01, with small states (read the norm's own epsilon)": _small_eps_case,
+    "tiny llama whose norms have eps = 0.01, with small states (read the final norm's own epsilon)": _small_eps_case,
 }
 
 

@@ -1,6 +1,6 @@
 EXERCISE = 'greedy_generate'
 MISTAKE = 'stopped when every sequence produced the end-of-sequence token'
-EXPECT = 'EOS'
+EXPECT = 'end-of-sequence'
 
 import torch
 

@@ -7,4 +7,4 @@ import torch
 
 def target_rank_by_layer(lens, target_id):
 
-    return torch.argsort(lens, dim=-1, descending=True, stable=True)[:, target_id]
+    return torch.argsort(lens, dim=-1, descending=True, stable=True)[:, target_id].clone()
