@@ -97,6 +97,20 @@ def greedy_generate(model, input_ids: Tensor, max_new_tokens: int) -> Tensor:
     raise NotImplementedError
 
 
+def repetition_penalty(logits: Tensor, input_ids: Tensor, penalty: float) -> Tensor:
+    """Stretch: the CTRL repetition penalty, equal to transformers' RepetitionPenaltyLogitsProcessor(penalty).
+
+    logits:    [B, V] next-token logits;  input_ids: LongTensor [B, T], the tokens seen so far in each row
+               (T may be 0);  penalty > 0 (1.0 changes nothing, > 1 discourages repeats, < 1 encourages them).
+    returns:   a new [B, V] tensor, same dtype: for every token that occurs in row b's ids (once, however often
+               it occurs), a positive logit is divided by `penalty` and a negative one multiplied by it; other
+               logits, and other rows, are unchanged. Do not modify `logits` in place.
+
+    Example: logits [[2.0, -1.0, 0.5]], ids [[0, 1, 1]], penalty 2.0 -> [[1.0, -2.0, 0.5]].
+    """
+    raise NotImplementedError
+
+
 # Chapter 04 quiz: `python judge.py quiz 04` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

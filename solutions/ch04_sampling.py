@@ -63,4 +63,10 @@ def greedy_generate(model, input_ids: Tensor, max_new_tokens: int) -> Tensor:
     return ids
 
 
+def repetition_penalty(logits: Tensor, input_ids: Tensor, penalty: float) -> Tensor:
+    seen = logits.gather(-1, input_ids)  # [B, T]: a repeated id gathers the same logit again
+    penalised = torch.where(seen < 0, seen * penalty, seen / penalty)
+    return logits.scatter(-1, input_ids, penalised)  # repeated ids write the same value: applied once
+
+
 QUIZ = {1: "b", 2: "c", 3: "b", 4: "a", 5: "c"}
