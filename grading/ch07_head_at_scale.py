@@ -599,6 +599,7 @@ CHUNK_GRAD_INPUTS = {
     "gradients in float64: N = 10, V = 31, d = 6, chunk = 3": _chunk_inputs(10, 31, 6, 3, 92, torch.float64),
     "gradients, one chunk (chunk = 50 >= N = 14)": _chunk_inputs(14, 29, 9, 50, 93),
     "gradients, chunk = 4 does not divide N = 30 (V = 41, d = 7)": _chunk_inputs(30, 41, 7, 4, 94),
+    "gradients, a wide vocabulary: N = 40, V = 211, d = 8, chunk = 4": _chunk_inputs(40, 211, 8, 4, 95),
 }
 HAS_BACKWARD_PROTOCOL = "backward" in PROTOCOLS
 
@@ -664,8 +665,16 @@ def _check_chunk_grad(result, inputs, _ref):
     ])
     expect_tensor(grad_W, W_ref.grad, "W.grad", **tol)
     V, d = W.shape
+    N = h.shape[0]
     kept = [tuple(s) for s in saved if _is_logits_block(tuple(s), V, d, 0)]
     rows = sum(math.prod(s) // V for s in kept)
+    total = sum(math.prod(s) for s in saved)  # everything autograd keeps, however it is shaped
+    budget = 3 * chunk * V + 2 * (N + V) * d  # a few chunks of logits, plus copies of h and W
+    expect_that(total <= budget, f"Right values and gradients, but autograd kept {total:,} numbers alive for the "
+                                 f"backward pass, more than {budget:,} (a few [chunk = {chunk}, V = {V}] blocks plus "
+                                 f"h and W): the logits of the whole batch are being saved, in one shape or another. "
+                                 "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
+                                 "torch.autograd.Function whose backward computes the gradient chunk by chunk.")
     expect_that(rows <= 2 * chunk, f"Right values and gradients, but autograd kept {rows} rows of [rows, V = {V}] "
                                    f"tensors alive for the backward pass (chunk = {chunk}): every chunk's logits or "
                                    "log-probabilities stay in memory until backward, so the loop saves nothing. "
