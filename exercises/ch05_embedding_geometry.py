@@ -53,6 +53,21 @@ def explained_variance_ratio(X: Tensor) -> Tensor:
     raise NotImplementedError
 
 
+def remove_top_directions(X: Tensor, k: int) -> Tensor:
+    """Stretch: "all-but-the-top" post-processing (Mu and Viswanath, 2018): centre X, then remove from every row
+    its projection on the top-k principal directions.
+
+    X: [n, d] float data, one sample per row, not centred;  0 <= k <= min(n, d).
+    returns: [n, d] in X's dtype: X - mean - (X - mean) @ V_k.T @ V_k, where V_k [k, d] holds the top-k principal
+             directions (unit rows). k = 0 only centres; the result has column mean 0 and no variance left along
+             the removed directions. It does not depend on the signs (or, for equal variances, the basis) chosen.
+
+    Example: X = torch.tensor([[0., 0.], [2., 0.], [4., 1.], [6., 1.]]), k = 1
+             -> ~[[-0.021, 0.102], [0.058, -0.286], [-0.058, 0.286], [0.021, -0.102]]
+    """
+    raise NotImplementedError
+
+
 # Chapter 05 quiz: `python judge.py quiz 05` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

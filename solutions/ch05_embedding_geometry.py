@@ -24,4 +24,10 @@ def explained_variance_ratio(X: Tensor) -> Tensor:
     return S ** 2 / (S ** 2).sum()
 
 
+def remove_top_directions(X: Tensor, k: int) -> Tensor:
+    centred = X - X.mean(dim=0)
+    top = torch.linalg.svd(centred, full_matrices=False)[2][:k]  # [k, d], largest variance first
+    return centred - (centred @ top.T) @ top
+
+
 QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b", 6: "b"}
