@@ -56,6 +56,22 @@ def kl_to_final(lens: Tensor) -> Tensor:
     raise NotImplementedError
 
 
+def fit_tuned_lens(h_layer: Tensor, h_final: Tensor, ridge: float) -> tuple[Tensor, Tensor]:
+    """Stretch: a per-layer affine ("tuned") lens fitted in closed form: ridge regression from one layer's residual
+    states to the final (pre-norm) states, so that h_layer @ A + b approximates h_final.
+
+    h_layer: [N, d_in] states of one layer (one row per token);  h_final: [N, d_out] the final block's outputs
+             for the same tokens;  ridge >= 0 (ridge = 0 needs N > d_in and full-rank centred rows).
+    returns: (A [d_in, d_out], b [d_out]) in h_layer's dtype, minimising
+             sum_n |h_layer[n] @ A + b - h_final[n]|^2 + ridge * |A|_F^2   (the bias b is NOT penalised).
+             Compute in float64 and cast back.
+
+    Example: h_layer = [[0.], [1.], [2.], [3.]], h_final = [[1.], [3.], [5.], [7.]], ridge = 0
+             -> A = [[2.]], b = [1.]
+    """
+    raise NotImplementedError
+
+
 # Chapter 06 quiz: `python judge.py quiz 06` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

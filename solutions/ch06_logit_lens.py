@@ -25,4 +25,14 @@ def kl_to_final(lens: Tensor) -> Tensor:
     return kl
 
 
+def fit_tuned_lens(h_layer: Tensor, h_final: Tensor, ridge: float) -> tuple[Tensor, Tensor]:
+    X, Y = h_layer.double(), h_final.double()
+    x_mean, y_mean = X.mean(dim=0), Y.mean(dim=0)
+    Xc, Yc = X - x_mean, Y - y_mean  # centring takes the unpenalised bias out of the problem
+    gram = Xc.T @ Xc + ridge * torch.eye(X.shape[1], dtype=torch.float64)
+    A = torch.linalg.solve(gram, Xc.T @ Yc)  # [d_in, d_out]
+    b = y_mean - x_mean @ A
+    return A.to(h_layer.dtype), b.to(h_layer.dtype)
+
+
 QUIZ = {1: "b", 2: "c", 3: "b", 4: "c", 5: "b", 6: "a"}
