@@ -54,6 +54,38 @@ def embedding_backward(grad_out: Tensor, ids: Tensor, vocab_size: int) -> Tensor
     raise NotImplementedError
 
 
+class EmbeddingLookup(torch.autograd.Function):
+    """Stretch: the embedding lookup as an autograd Function whose backward is YOUR scatter-add.
+
+    forward(ctx, E, ids):  E [V, d] (requires grad), ids LongTensor of any shape -> [*ids.shape, d], the rows
+                           E[ids]. Save what backward needs on ctx (ctx.save_for_backward(ids), ctx.vocab_size).
+    backward(ctx, grad_out): grad_out [*ids.shape, d] -> (grad_E [V, d], None): the sum of grad_out's rows into
+                           the rows they were looked up from (your embedding_backward), None for the ids.
+    """
+
+    @staticmethod
+    def forward(ctx, E: Tensor, ids: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, grad_out: Tensor) -> tuple[Tensor, None]:
+        raise NotImplementedError
+
+
+def embedding_autograd(E: Tensor, ids: Tensor) -> Tensor:
+    """Stretch: look rows up through EmbeddingLookup, so that autograd calls your backward.
+
+    E: [V, d] float (float32 or float64), a leaf that requires grad;  ids: LongTensor of any shape (0-d and empty too).
+    returns: EmbeddingLookup.apply(E, ids), [*ids.shape, d]; its grad_fn is your Function's node (not
+             F.embedding's or indexing's), and out.backward(g) leaves in E.grad exactly what F.embedding(ids, E)
+             would: every row the sum of the gradients of its lookups, unused rows 0, E's dtype.
+
+    Example: E = torch.randn(10, 4, requires_grad=True); out = embedding_autograd(E, torch.tensor([3, 7, 3]))
+             out.sum().backward() -> E.grad[3] is [2, 2, 2, 2], E.grad[7] is [1, 1, 1, 1], other rows 0.
+    """
+    raise NotImplementedError
+
+
 # Chapter 01 quiz: `python judge.py quiz 01` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -133,6 +133,68 @@ def _check_backward(out, inputs):
 
 # ---------------------------------------------------------------- the chapter
 
+# ---------------------------------------------------------------- stretch: embedding_autograd
+
+
+def _autograd_case(V: int, d: int, ids: torch.Tensor, seed: int, dtype: torch.dtype = torch.float32) -> tuple:
+    """(E, ids, grad_out): a random table, the ids, and a random gradient arriving at the looked-up rows."""
+    g = torch.Generator().manual_seed(seed + 7)
+    return random_table(V, d, seed, dtype), ids, torch.randn(*ids.shape, d, generator=g).to(dtype)
+
+
+AUTOGRAD_INPUTS = {
+    "the docstring example: V = 10, d = 4, ids [3, 7, 3]": lambda: _autograd_case(10, 4, torch.tensor([3, 7, 3]), 110),
+    "2-D ids [4, 6] with repeats, V = 12, d = 5": lambda: _autograd_case(12, 5, random_ids(6, (4, 6), 111), 112),
+    "3-D ids [2, 3, 4], V = 30, d = 3": lambda: _autograd_case(30, 3, random_ids(30, (2, 3, 4), 113), 114),
+    "a 0-d id (one scalar token) -> a [d] row": lambda: _autograd_case(8, 6, torch.tensor(5), 115),
+    "no ids at all: [0] -> [0, d] and a zero gradient": lambda: _autograd_case(7, 4, torch.zeros(0, dtype=torch.long), 116),
+    "one id repeated 500 times, float64 (every gradient accumulates)": lambda: _autograd_case(
+        9, 4, torch.full((500,), 2), 117, torch.float64),
+    "float64, ids [5, 8], V = 1000, d = 16": lambda: _autograd_case(1000, 16, random_ids(1000, (5, 8), 118), 119,
+                                                                   torch.float64),
+    "the course tokens 'The cat sat on the mat. The cat sat' in a random [49152, 8] table": lambda: _autograd_case(
+        49152, 8, course_ids("The cat sat on the mat. The cat sat")[None], 120),
+}
+
+
+def _check_autograd(out, inputs):
+    E, ids, grad_out = inputs
+    leaf = E.detach().clone().requires_grad_(True)
+    expected = F.embedding(ids, leaf)
+    expected.backward(grad_out)
+    expected_grad = leaf.grad
+    flat, d, V = ids.reshape(-1), E.shape[1], E.shape[0]
+    expect_tensor(out["out"], expected.detach(), "embedding_autograd(E, ids) (the forward)", atol=0, rtol=0, mistakes=[
+        ("you flattened the ids: the result keeps the ids' shape plus d, [*ids.shape, d] (E[ids] does).",
+         lambda: E[flat]),
+    ])
+    if not out["custom"]:
+        raise CheckFailed(f"the output's grad_fn is {out['node']}, not your Function's node: the gradient came from "
+                          "autograd's own backward (F.embedding, E[ids] or index_select outside a Function). Return "
+                          "EmbeddingLookup.apply(E, ids), with the lookup inside forward and your scatter-add in "
+                          "backward.")
+    if out["grad"] is None:
+        raise CheckFailed("E.grad is None after out.backward(grad_out): backward must return the gradient for E "
+                          "first (and None for ids).")
+    grad = grad_out.reshape(-1, d)
+
+    def overwrite():
+        return torch.zeros(V, d, dtype=E.dtype).index_put_((flat,), grad)
+
+    def averaged():
+        counts = torch.bincount(flat, minlength=V).clamp(min=1).to(E.dtype)
+        return expected_grad / counts[:, None]
+
+    expect_tensor(out["grad"], expected_grad, "E.grad after out.backward(grad_out)", atol=1e-12 if E.dtype ==
+                  torch.float64 else 1e-5, rtol=1e-9 if E.dtype == torch.float64 else 1e-5, mistakes=[
+        ("a repeated id must receive the SUM of its gradients: assignment (grad[ids] = grad_out) keeps only one of "
+         "them. Accumulate with index_add_ (or index_put_(..., accumulate=True)).", overwrite),
+        ("you averaged the gradients of a repeated id; autograd sums them.", averaged),
+        ("your gradient counts the lookups (a gradient of ones): sum grad_out's rows, not 1 per lookup.",
+         lambda: torch.zeros(V, d, dtype=E.dtype).index_add_(0, flat, torch.ones_like(grad))),
+    ])
+
+
 CHAPTER = Chapter(
     number="01",
     module="ch01_embeddings",
@@ -166,6 +228,14 @@ CHAPTER = Chapter(
             [Case(n, m, _check_backward) for n, m in BACKWARD_INPUTS.items()],
             hint="Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
                  "grad_out first so any shape works.",
+        ),
+        Exercise(
+            "embedding_autograd", "stretch: the lookup as a torch.autograd.Function whose backward is your scatter-add",
+            [Case(n, m, _check_autograd, "stretch_autograd") for n, m in AUTOGRAD_INPUTS.items()],
+            hint="In forward: ctx.save_for_backward(ids); ctx.vocab_size = E.shape[0]; return E[ids] (autograd is off "
+                 "inside forward). In backward: (ids,) = ctx.saved_tensors; return embedding_backward(grad_out, ids, "
+                 "ctx.vocab_size), None. Then embedding_autograd returns EmbeddingLookup.apply(E, ids).",
+            uses_course_model=True,
         ),
     ],
     quiz=[
