@@ -58,7 +58,10 @@ class MutantFormatError(ValueError):
 
 def parse(path: Path) -> Mutant:
     """Read a mutant file's header without executing it; raise MutantFormatError if it is malformed."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise MutantFormatError(f"{path}: not valid Python ({exc.msg}, line {exc.lineno})") from None
     values: dict[str, object] = {}
     defined: set[str] = set()
     for node in tree.body:
@@ -85,10 +88,18 @@ def parse(path: Path) -> Mutant:
     return Mutant(path.parent.name, exercise, mistake, expect, path)
 
 
-def discover(root: Path = MUTANTS) -> list[Mutant]:
-    """Every mutant under `root`, sorted by chapter and file name."""
-    return [parse(p) for d in sorted(root.iterdir()) if d.is_dir() and d.name[:2] == "ch"
-            for p in sorted(d.glob("*__*.py"))]
+def discover(root: Path = MUTANTS, errors: list[str] | None = None) -> list[Mutant]:
+    """Every mutant under `root`, sorted by chapter and file name. A malformed file raises MutantFormatError,
+    or, when `errors` is a list, is reported there and skipped."""
+    found = []
+    for p in (p for d in sorted(root.iterdir()) if d.is_dir() and d.name[:2] == "ch" for p in sorted(d.glob("*__*.py"))):
+        try:
+            found.append(parse(p))
+        except MutantFormatError as exc:
+            if errors is None:
+                raise
+            errors.append(str(exc))
+    return found
 
 
 def round_source(solution: str, mutants: list[Mutant]) -> str:
@@ -149,7 +160,12 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
     chapters = {c.module: c for c in runner.load_chapters()}
     notes: list[str] = []
     mutants = []
-    for m in discover(root):
+    broken: list[str] = []
+    found = discover(root, broken)
+    results: list[MutantResult] = [MutantResult(Mutant(Path(e.split(":")[0]).parent.name, "?", "malformed mutant file",
+                                                       None, Path(e.split(":")[0])), "malformed", False, e)
+                                   for e in broken]
+    for m in found:
         chapter = chapters.get(m.chapter_module)
         if chapter is None:
             if f"mutants/{m.chapter_module}" not in " ".join(notes):
@@ -164,7 +180,6 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
             continue
         mutants.append(m)
     checker = checker or runner.Checker()
-    results: list[MutantResult] = []
     plans = rounds(mutants)
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
         folders = []
@@ -206,7 +221,7 @@ def counts(chapters=None, root: Path = MUTANTS) -> dict[str, int]:
 
     chapters = chapters or runner.load_chapters()
     found: dict[tuple[str, str], int] = {}
-    for m in discover(root):
+    for m in discover(root, []):
         found[(m.chapter_module, m.exercise)] = found.get((m.chapter_module, m.exercise), 0) + 1
     return {e.name: found.get((c.module, e.name), 0) for c in chapters for e in c.exercises if not e.is_quiz}
 

@@ -6,5 +6,5 @@ import torch
 
 
 def target_rank_by_layer(lens, target_id):
-
-    return torch.argsort(lens, dim=-1, descending=True, stable=True)[:, target_id].clone()
+    order = torch.argsort(lens, dim=-1, descending=True, stable=True)
+    return order[torch.arange(order.shape[0]), target_id]
