@@ -34,6 +34,7 @@ def test_every_exercise_has_at_least_five_mutants():
     ("EXERCISE = 'other'\nMISTAKE = 'x'\nEXPECT = None\ndef other(): pass\n", "file name must start"),
     ("EXERCISE = 'lookup'\nMISTAKE = ''\nEXPECT = None\ndef lookup(E, ids): pass\n", "MISTAKE"),
     ("EXERCISE = 'lookup'\nMISTAKE = 'x'\nEXPECT = str(1)\ndef lookup(E, ids): pass\n", "plain literal"),
+    ("EXERCISE = 'lookup\nMISTAKE = 'x'\n", "not valid Python"),
 ])
 def test_malformed_mutants_are_refused(tmp_path, body, problem):
     path = tmp_path / "ch01_embeddings" / "lookup__bad.py"
