@@ -62,9 +62,12 @@ def hf_model_recipe(model: torch.nn.Module) -> tuple:
     params = dict(model.named_parameters(remove_duplicate=False))
     meta = any(p.is_meta for p in params.values())
     state = {} if meta else {k: v.detach().clone() for k, v in model.state_dict().items()}
+    plain = (bool, int, float, str, type(None))
+    attrs = {name: {k: v for k, v in vars(m).items() if type(v) in plain and not k.startswith("_")}
+             for name, m in model.named_modules()}  # e.g. a norm's eps changed on the instance
     return ("hf_model", type(model).__module__, type(model).__qualname__, model.config.to_dict(), state,
             {k: p.requires_grad for k, p in params.items()}, model.training, meta,
-            str(next(iter(params.values())).dtype) if params else "torch.float32")
+            str(next(iter(params.values())).dtype) if params else "torch.float32", attrs)
 
 
 def pickle_inputs(inputs: dict[str, list]) -> bytes:

@@ -76,7 +76,7 @@ def resolve_fixture(pid: tuple) -> Any:
 
 
 def _rebuild_hf_model(module: str, qualname: str, config: dict, state: dict, requires_grad: dict,
-                      training: bool, meta: bool, dtype: str):
+                      training: bool, meta: bool, dtype: str, attrs: dict | None = None):
     """The counterpart of pool.hf_model_recipe: the same class, config, weights and flags."""
     import importlib
 
@@ -91,7 +91,14 @@ def _rebuild_hf_model(module: str, qualname: str, config: dict, state: dict, req
         model.load_state_dict(state, strict=False)
     for name, p in model.named_parameters(remove_duplicate=False):
         p.requires_grad_(requires_grad.get(name, p.requires_grad))
-    return model.train(training)
+    model.train(training)
+    modules = dict(model.named_modules())
+    for name, values in (attrs or {}).items():
+        if name in modules:
+            for key, value in values.items():
+                if key != "training":
+                    setattr(modules[name], key, value)
+    return model
 
 
 class _InputsUnpickler(pickle.Unpickler):
