@@ -60,6 +60,22 @@ def rows_with_gradient(grad: Tensor) -> int:
     raise NotImplementedError
 
 
+def untie_lm_head(model) -> None:
+    """Stretch: give a tied Hugging Face causal LM a head of its own, in place, so that it stays untied on disk.
+
+    model: a transformers causal LM (model.get_input_embeddings(), model.get_output_embeddings()) whose head and
+           embedding may share one weight matrix [V, d].
+    After the call: the head's weight is a new nn.Parameter (it trains) holding a COPY of the shared matrix (its own
+    storage, equal values); model.config.tie_word_embeddings is False, so that model.save_pretrained(folder) then
+    AutoModelForCausalLM.from_pretrained(folder) gives two separate tensors with those equal values, and a training
+    step on the head leaves the embedding unchanged. A model that is already untied keeps its head's values.
+
+    Example: untie_lm_head(model); model.lm_head.weight is model.model.embed_tokens.weight -> False,
+             torch.equal(model.lm_head.weight, model.model.embed_tokens.weight) -> True
+    """
+    raise NotImplementedError
+
+
 # Chapter 03 quiz: `python judge.py quiz 03` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -330,6 +330,70 @@ def _rows_inputs(make):
 
 # ---------------------------------------------------------------- the chapter
 
+# ---------------------------------------------------------------- stretch: untie_lm_head
+
+
+def _untie_case(arch: str, seed: int, tied: bool = True, vocab_size: int = 128) -> tuple:
+    """(a tiny model, hidden states x [4, d], targets [4]) for the SGD step through the reloaded head."""
+    model = cached_tiny_model(arch, seed, tied=tied, vocab_size=vocab_size)
+    d = model.get_input_embeddings().weight.shape[1]
+    return model, random_table(4, d, seed + 300), random_ids(vocab_size, (4,), seed + 301)
+
+
+UNTIE_INPUTS = {
+    "a tied tiny Llama (V = 128, d = 32)": lambda: _untie_case("llama", 20),
+    "a tied tiny Qwen3": lambda: _untie_case("qwen3", 21),
+    "a tied tiny GPT-2 (lm_head tied to transformer.wte)": lambda: _untie_case("gpt2", 22),
+    "a tied tiny Llama with V = 1000": lambda: _untie_case("llama", 23, vocab_size=1000),
+    "an already untied tiny Llama: its head keeps its own values": lambda: _untie_case("llama", 24, tied=False),
+}
+
+_RELOAD = "model.save_pretrained(folder) then AutoModelForCausalLM.from_pretrained(folder)"
+
+
+def _check_untie_stage(seen: dict, E: torch.Tensor, H: torch.Tensor, tied: bool, stage: str) -> None:
+    if seen["same_storage"]:
+        raise CheckFailed(
+            f"{stage}: the head and the embedding still share one storage. " + (
+                "Setting config.tie_word_embeddings = False (or wrapping the same tensor in a new Parameter, "
+                "nn.Parameter(emb.weight)) does not copy anything: give the head "
+                "nn.Parameter(emb.weight.detach().clone())." if stage == "after untie_lm_head" else
+                "config.tie_word_embeddings was still True when the model was saved, so from_pretrained tied them "
+                "again: set model.config.tie_word_embeddings = False."))
+    if seen["config_tied"]:
+        raise CheckFailed(f"{stage}: config.tie_word_embeddings is True; the saved config must say False, or "
+                          "from_pretrained (and model.tie_weights()) ties the head to the embedding again.")
+    if not (seen["is_parameter"] and seen["requires_grad"]):
+        raise CheckFailed(f"{stage}: the head's weight is not a trainable nn.Parameter (is_parameter="
+                          f"{seen['is_parameter']}, requires_grad={seen['requires_grad']}): a head that does not "
+                          "train is not a head of its own. Use nn.Parameter(...) with requires_grad left True.")
+    expect_tensor(seen["emb"], E, f"{stage}: the embedding matrix", atol=0, rtol=0)
+    expect_tensor(seen["head"], H, f"{stage}: the head's weight (a copy of the shared matrix)", atol=0, rtol=0,
+                  mistakes=[] if tied else [
+                      ("the model was already untied: its head has its own values, which must stay; you overwrote "
+                       "them with the embedding's.", E)])
+
+
+def _check_untie(out, inputs):
+    model, x, targets = inputs
+    E = model.get_input_embeddings().weight.detach().clone()
+    H = model.get_output_embeddings().weight.detach().clone()
+    tied = _same_storage(model.get_input_embeddings().weight, model.get_output_embeddings().weight)
+    _check_untie_stage(out["after"], E, H, tied, "after untie_lm_head")
+    _check_untie_stage(out["reloaded"], E, H, tied, f"after {_RELOAD}")
+    emb = nn.Embedding.from_pretrained(E.clone(), freeze=False)
+    head = nn.Linear(E.shape[1], E.shape[0], bias=False)
+    with torch.no_grad():
+        head.weight.copy_(H)
+    _sgd_step_through_head(emb, head, x, targets)
+    stepped = out.get("stepped")
+    expect_that(stepped is not None, "internal: the reloaded model's step was not taken.")
+    expect_tensor(stepped["emb"], E, "the reloaded embedding after one SGD step through the head only (it must not "
+                  "change: the matrices are separate)", atol=0, rtol=0)
+    expect_tensor(stepped["head"], head.weight.detach(), "the reloaded head after one SGD step through the head",
+                  atol=1e-6, rtol=1e-5)
+
+
 CHAPTER = Chapter(
     number="03",
     module="ch03_weight_tying",
@@ -364,6 +428,14 @@ CHAPTER = Chapter(
             [Case(n, _rows_inputs(m), _check_rows) for n, m in ROWS_INPUTS.items()],
             hint="grad != 0 is a [V, d] boolean tensor; reduce it over the d axis with 'any', then count. "
                  "Return a Python int.",
+        ),
+        Exercise(
+            "untie_lm_head", "stretch: give a tied HF model its own head (a copy) that stays untied after save/reload",
+            [Case(n, m, _check_untie, "stretch_untie") for n, m in UNTIE_INPUTS.items()],
+            hint="emb, head = model.get_input_embeddings(), model.get_output_embeddings(). If they share storage, "
+                 "head.weight = nn.Parameter(emb.weight.detach().clone()). Then model.config.tie_word_embeddings = "
+                 "False: without it from_pretrained ties them again.",
+            timeout_s=60.0,
         ),
     ],
     quiz=[

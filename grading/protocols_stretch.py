@@ -29,4 +29,38 @@ def stretch_autograd(fn: Callable, inputs: tuple) -> dict:
     return report
 
 
-PROTOCOLS = {"stretch_autograd": stretch_autograd}
+def _tensors(model) -> dict:
+    """What can only be seen in this process: the config flag, identity and storage of the two matrices."""
+    from .protocols import same_storage  # imported here: grading.protocols imports this module while loading
+
+    emb, head = model.get_input_embeddings().weight, model.get_output_embeddings().weight
+    return {"config_tied": bool(getattr(model.config, "tie_word_embeddings", True)),
+            "same_storage": same_storage(emb, head), "is_parameter": isinstance(head, torch.nn.Parameter),
+            "requires_grad": bool(head.requires_grad), "emb": emb.detach().clone(), "head": head.detach().clone()}
+
+
+def stretch_untie(fn: Callable, inputs: tuple) -> dict:
+    """fn(model); then save_pretrained into a folder in this process's scratch folder, from_pretrained, and one
+    SGD step through the reloaded head only (sgd_step_through_head). Reports what it sees at each stage."""
+    import os
+    import tempfile
+
+    from transformers import AutoModelForCausalLM
+
+    from .protocols import sgd_step_through_head
+
+    model, x, targets = inputs
+    fn(model)
+    report = {"after": _tensors(model)}
+    with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
+        model.save_pretrained(folder)
+        reloaded = AutoModelForCausalLM.from_pretrained(folder)
+    report["reloaded"] = _tensors(reloaded)
+    emb, head = reloaded.get_input_embeddings(), reloaded.get_output_embeddings()
+    if report["reloaded"]["emb"].shape == report["reloaded"]["head"].shape:
+        sgd_step_through_head(emb, head, x, targets)
+        report["stepped"] = {"emb": emb.weight.detach().clone(), "head": head.weight.detach().clone()}
+    return report
+
+
+PROTOCOLS = {"stretch_autograd": stretch_autograd, "stretch_untie": stretch_untie}

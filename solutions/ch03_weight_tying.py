@@ -22,4 +22,11 @@ def rows_with_gradient(grad: Tensor) -> int:
     return int((grad != 0).any(dim=1).sum())
 
 
+def untie_lm_head(model) -> None:
+    emb, head = model.get_input_embeddings(), model.get_output_embeddings()
+    if head.weight.untyped_storage().data_ptr() == emb.weight.untyped_storage().data_ptr():
+        head.weight = nn.Parameter(emb.weight.detach().clone())  # its own storage, the same values
+    model.config.tie_word_embeddings = False  # else from_pretrained (and tie_weights) would tie them again
+
+
 QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b"}
