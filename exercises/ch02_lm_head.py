@@ -55,6 +55,20 @@ def logit_contributions(h: Tensor, w: Tensor) -> tuple[Tensor, float]:
     raise NotImplementedError
 
 
+def topk_logits_chunked(h: Tensor, W: Tensor, k: int, chunk: int) -> tuple[Tensor, LongTensor]:
+    """Stretch: the k largest logits of h @ W.T and their token ids, computed over vocabulary chunks of at most
+    `chunk` rows of W, so that no [N, V] logit matrix is ever formed (only [N, chunk] and [N, k + chunk]).
+
+    h: [N, d] hidden states;  W: [V, d] the head;  1 <= k <= V;  chunk >= 1.
+    returns: (values [N, k], h's dtype; ids [N, k], int64): per row, in descending order of value, equal values
+             by increasing id; equal to torch.topk(h @ W.T, k) with ties going to the lower id.
+
+    Example: h = [[1., 0.]], W = [[1., 0.], [3., 0.], [2., 0.], [3., 0.], [0., 0.]], k = 2, chunk = 2
+             -> (tensor([[3., 3.]]), tensor([[1, 3]]))
+    """
+    raise NotImplementedError
+
+
 # Chapter 02 quiz: `python judge.py quiz 02` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
 QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}
