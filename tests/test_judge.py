@@ -173,7 +173,7 @@ def test_quiz_wrong_answer_is_explained(tmp_path):
     folder = student(tmp_path, "QUIZ = {1: 'a', 2: 'b', 3: 'c', 4: None}\n")
     r = result(runner.grade(folder, "quiz01"), "quiz01")
     assert r.status == runner.WRONG
-    assert [c.passed for c in r.cases] == [False, True, True, False]
+    assert [c.passed for c in r.cases][:4] == [False, True, True, False]  # later questions: not answered
     assert "Reread" in r.cases[0].message
 
 
