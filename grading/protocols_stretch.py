@@ -46,9 +46,12 @@ def stretch_untie(fn: Callable, inputs: tuple) -> dict:
     import tempfile
 
     from transformers import AutoModelForCausalLM
+    from transformers.utils import logging
 
     from .protocols import sgd_step_through_head
 
+    os.environ["HF_DEACTIVATE_ASYNC_LOAD"] = "1"  # load without a thread pool: the guard allows only a few threads
+    logging.disable_progress_bar()  # and tqdm's monitor thread
     model, x, targets = inputs
     fn(model)
     report = {"after": _tensors(model)}
