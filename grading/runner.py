@@ -123,7 +123,10 @@ class Checker:
     def _verdict(self, chapter: Chapter, ex: Exercise, i: int, output: object) -> tuple[str, str]:
         """(kind, message) of case i's check on `output`; remembered per output digest, so a class of equal
         answers runs each check once (checks are deterministic: fixed inputs, forked RNG)."""
-        key = (chapter.module, ex.name, i, output_digest(output))
+        try:
+            key = (chapter.module, ex.name, i, output_digest(output))
+        except Exception:  # an output the digest cannot read (an odd tensor): check it, remember nothing
+            key = None
         if key in self._verdicts:
             return self._verdicts[key]
         try:
@@ -137,7 +140,8 @@ class Checker:
             verdict = ("error", f"the check could not process your result "
                                 f"({type(exc).__name__}: {exc}). If your result has the documented type and "
                                 "shape, this may be a bug in the course's checks: please report it.")
-        self._verdicts[key] = verdict
+        if key is not None:
+            self._verdicts[key] = verdict
         return verdict
 
     def _grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
@@ -187,7 +191,10 @@ def output_digest(value: object) -> str:
             sid = storages.setdefault(ptr, len(storages))
             h.update(repr((str(v.dtype), tuple(v.shape), v.stride(), v.storage_offset(), sid, v.requires_grad,
                            v.untyped_storage().nbytes())).encode())
-            h.update(v.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes() if v.numel() else b"")
+            if v.numel() and not v.is_meta:
+                flat = torch.empty(v.numel(), dtype=v.dtype)  # stride 1, so it can be viewed as bytes
+                flat.copy_(v.detach().reshape(-1))
+                h.update(flat.view(torch.uint8).numpy().tobytes())
         elif isinstance(v, (list, tuple)):
             h.update(str(len(v)).encode())
             for x in v:
