@@ -299,8 +299,6 @@ def _reference_chunked(h: torch.Tensor, W: torch.Tensor, k: int) -> tuple[torch.
 
 
 def _check_chunked(result, inputs):
-    from .compare import CheckFailed as _Failed
-
     out, calls = result
     h, W, k, chunk = inputs
     V = W.shape[0]
@@ -342,7 +340,7 @@ def _check_chunked(result, inputs):
             wide = next((s for s in shapes if len(s) >= 2 and s[-1] >= V and s[-1] > k + chunk
                          and s != list(W.shape)), None)
             if wide is not None:
-                raise _Failed(f"right values, but {name} received a tensor of shape {wide}: a full row of V = {V} "
+                raise CheckFailed(f"right values, but {name} received a tensor of shape {wide}: a full row of V = {V} "
                               f"logits (or W.T, [d, V]) was formed. Work on W[start:start + chunk] ({chunk} rows at "
                               "a time) and keep only the best k candidates between chunks.")
 
