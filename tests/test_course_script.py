@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 import course  # noqa: E402
+from live_jupyter import api, free_port, running_server  # noqa: E402
 
 
 def test_linux_asks_the_cpu_index_first_and_falls_back_to_pypi(monkeypatch, capsys):
@@ -67,25 +66,6 @@ def test_venv_env_puts_the_course_python_first():
     assert env["VIRTUAL_ENV"] == str(course.VENV) and "PYTHONHOME" not in env
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str, token: str):
-    req = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read() or b"{}")
-
-
-def _post(url: str, token: str, body: dict) -> dict:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read() or b"{}")
-
-
 def _kernel_output(ws, code: str, timeout_s: float = 60) -> str:
     msg_id = uuid.uuid4().hex
     ws.send(json.dumps({
@@ -122,30 +102,19 @@ def test_make_lab_opens_the_course_root_and_its_terminals_and_shell_commands_use
     """A real `python course.py lab`: the file browser sees exercises/, and `!python` and a terminal run .venv's Python."""
     import websocket
 
-    port, token = _free_port(), uuid.uuid4().hex
+    port, token = free_port(), uuid.uuid4().hex
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
                PATH="/usr/bin:/bin")  # as a learner's shell: the venv not activated
     env.pop("VIRTUAL_ENV", None)
-    server = subprocess.Popen([sys.executable, str(REPO / "course.py"), "lab", "--no-browser", f"--port={port}",
-                               "--ip=127.0.0.1", f"--IdentityProvider.token={token}"],
-                              cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                _get(f"{base}/api/status", token)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("`python course.py lab` did not start a server")
-                time.sleep(0.5)
-        names = {item["name"] for item in _get(f"{base}/api/contents/", token)["content"]}
+    cmd = [sys.executable, str(REPO / "course.py"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--IdentityProvider.token={token}"]
+    with running_server(cmd, port, token, cwd=tmp_path, env=env) as base:
+        names = {item["name"] for item in api(base, token, "/api/contents/")["content"]}
         assert {"notebooks", "exercises", "judge.py"} <= names
-        assert _get(f"{base}/api/contents/exercises/ch04_sampling.py?content=0", token)["type"] == "file"
+        assert api(base, token, "/api/contents/exercises/ch04_sampling.py?content=0")["type"] == "file"
 
         venv_prefix = str(course.VENV)
-        kernel = _post(f"{base}/api/kernels", token, {"name": "python3"})
+        kernel = api(base, token, "/api/kernels", "POST", {"name": "python3"})
         ws = websocket.create_connection(f"ws://127.0.0.1:{port}/api/kernels/{kernel['id']}/channels?token={token}",
                                          timeout=60)
         try:
@@ -154,7 +123,7 @@ def test_make_lab_opens_the_course_root_and_its_terminals_and_shell_commands_use
             ws.close()
         assert f"PREFIX={venv_prefix}" in text, text
 
-        term = _post(f"{base}/api/terminals", token, {})
+        term = api(base, token, "/api/terminals", "POST", {})
         ws = websocket.create_connection(f"ws://127.0.0.1:{port}/terminals/websocket/{term['name']}?token={token}",
                                          timeout=60)
         try:
@@ -163,9 +132,3 @@ def test_make_lab_opens_the_course_root_and_its_terminals_and_shell_commands_use
         finally:
             ws.close()
         assert f"PREFIX={venv_prefix}." in text, text
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()

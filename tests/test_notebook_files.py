@@ -11,14 +11,11 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from live_jupyter import api, free_port, running_server
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -70,52 +67,20 @@ def test_kernel_metadata_is_what_jupyter_writes_on_open():
             "re-execute it with `jupyter nbconvert --to notebook --execute --inplace`")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _api(base: str, token: str, path: str, method: str = "GET", body: dict | None = None) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"{base}{path}", data=data, method=method,
-                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read() or b"{}")
-
-
 def test_saving_through_the_jupyter_server_leaves_every_notebook_byte_identical(tmp_path):
     """Open (GET) and autosave (PUT) each notebook through a real Jupyter server's contents API."""
     root = tmp_path / "course"
     shutil.copytree(REPO / "notebooks", root / "notebooks")
-    port, token = _free_port(), "test-token"
+    port, token = free_port(), "test-token"
     cmd = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
-    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime")))
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _api(base, token, "/api/status")
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the Jupyter server did not start")
-                time.sleep(0.3)
+    with running_server(cmd, port, token, env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))) as base:
         for path in NOTEBOOKS:
             rel = f"notebooks/{path.name}"
-            model = _api(base, token, f"/api/contents/{rel}?type=notebook&content=1")
-            _api(base, token, f"/api/contents/{rel}", "PUT",
-                 {"type": "notebook", "format": "json", "content": model["content"]})
+            model = api(base, token, f"/api/contents/{rel}?type=notebook&content=1")
+            api(base, token, f"/api/contents/{rel}", "PUT",
+                {"type": "notebook", "format": "json", "content": model["content"]})
             assert (root / rel).read_bytes() == path.read_bytes(), (
                 f"{path.name} changes when Jupyter saves it: write it with nbformat (nbconvert --inplace does)")
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
