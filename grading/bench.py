@@ -88,7 +88,9 @@ def _verify(kind: str, results) -> str | None:
         return "a buggy student passed everything"
     if kind.startswith("hostile"):
         ch04 = [r for r in results if r.chapter == "04" and not r.name.startswith("quiz")]
-        if kind != "hostile:loop" and any(r.passed for r in ch04):
+        # a tamperer that finds nothing to write (the sandbox hides the class) may pass; "no submission changed"
+        # is its check
+        if kind not in ("hostile:loop", "hostile:tamper") and any(r.passed for r in ch04):
             return f"{kind} passed a chapter 04 exercise"
         if kind == "hostile:loop" and next(r for r in ch04 if r.name == "softmax").passed:
             return "an endless softmax passed"
