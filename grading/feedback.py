@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import calls, points
 from .messages import mistakes, shared_message, split_mistake
+from .report import isolation_of
 from .runner import NOT_ATTEMPTED, ExerciseResult
 
 Block = tuple  # ("h1"|"h2"|"h3"|"p"|"pre"|"ul", text or items) or ("table", header, rows)
@@ -28,6 +29,7 @@ def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
         ("h1", f"Feedback for {student}"),
         ("p", f"Total: {points.fmt(got)} / {points.fmt(top)} points; {sum(r.passed for r in results)} of "
               f"{len(results)} exercises passed."),
+        ("p", f"Your code ran isolated by: {isolation_of(results)}."),
     ]
     for chapter, (p, m) in per.items():
         rs = [(r, s) for r, s in zip(results, sc) if r.chapter == chapter]

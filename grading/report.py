@@ -121,6 +121,12 @@ def print_results(results: list[ExerciseResult], titles: dict[str, str], verbose
     printer.totals(results)
 
 
+def isolation_of(results: list[ExerciseResult]) -> str:
+    """Which sandbox the learner's code ran in, for every report ("bubblewrap", "audit hooks", or both)."""
+    kinds = sorted({r.isolation for r in results if r.isolation})
+    return " + ".join(kinds) if kinds else "none (nothing was run)"
+
+
 def exercise_record(r: ExerciseResult, note: str = "") -> dict:
     """Everything known about one result, as plain JSON data: status, points, every case's full message."""
     s = points.score(r)
@@ -139,6 +145,7 @@ def results_record(results: list[ExerciseResult], source: Path | None = None) ->
     got, top = points.total(sc)
     return {
         "passed": sum(r.passed for r in results), "total": len(results), "points": got, "max_points": top,
+        "isolation": isolation_of(results),
         "chapters": {c: {"points": p, "max_points": m} for c, (p, m) in points.chapter_totals(sc).items()},
         "exercises": [exercise_record(r, notes.get((r.chapter, r.name), "")) for r in results],
     }
@@ -167,6 +174,7 @@ def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge
     for r in results:
         by_chapter.setdefault(r.chapter, []).append(r)
     got, top = points.total(points.scores(results))
+    root.set("isolation", isolation_of(results))
     root.set("points", points.fmt(got))
     root.set("max_points", points.fmt(top))
     for chapter, rs in by_chapter.items():
@@ -212,7 +220,7 @@ def write_gradebook(rows: dict[str, list[ExerciseResult]], path: Path) -> None:
         w = csv.writer(f)
         w.writerow(["student", *(n for _, n in names), *(f"{n} points (max {points.fmt(maxima[(c, n)])})" for c, n in names),
                     *(f"ch{c} points (max {points.fmt(ch_max[c])})" for c in chapters),
-                    "passed", "total", "points", "max_points", "percent"])
+                    "passed", "total", "points", "max_points", "percent", "isolation"])
         for student, results in rows.items():
             by = {(r.chapter, r.name): points.score(r) for r in results}
             passed = [1 if k in by and by[k].status == PASSED else 0 for k in names]
@@ -220,4 +228,5 @@ def write_gradebook(rows: dict[str, list[ExerciseResult]], path: Path) -> None:
             per = {c: sum(e for (cc, _), e in zip(names, earned) if cc == c) for c in chapters}
             got = sum(earned)
             w.writerow([student, *passed, *(points.fmt(e) for e in earned), *(points.fmt(per[c]) for c in chapters),
-                        sum(passed), len(names), points.fmt(got), points.fmt(top), f"{100 * got / top if top else 0:.1f}"])
+                        sum(passed), len(names), points.fmt(got), points.fmt(top), f"{100 * got / top if top else 0:.1f}",
+                        isolation_of(results)])

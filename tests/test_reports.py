@@ -584,3 +584,25 @@ def test_list_shows_points():
     assert proc.returncode == 0, proc.stderr
     assert f"0/{ch01_max()} points" in proc.stdout and "(1 per question)" in proc.stdout
     assert any("lookup " in line and "/3 pts" in line for line in proc.stdout.splitlines())
+
+
+def test_every_report_says_which_isolation_was_in_force(tmp_path):
+    sandboxed = result("01", "lookup", PASSED, [("a", True, "")])
+    sandboxed.isolation = "bubblewrap"
+    fallback = result("01", "lookup_onehot", WRONG, [("a", False, "x")])
+    fallback.isolation = "audit hooks"
+    rows = {"alice": [sandboxed, fallback]}
+    assert report.isolation_of([sandboxed]) == "bubblewrap"
+    assert report.isolation_of([sandboxed, fallback]) == "audit hooks + bubblewrap"
+    assert report.isolation_of([]) == "none (nothing was run)"
+
+    report.write_gradebook(rows, tmp_path / "grades.csv")
+    assert next(csv.DictReader((tmp_path / "grades.csv").open()))["isolation"] == "audit hooks + bubblewrap"
+    report.to_json([sandboxed], tmp_path / "one.json", str(tmp_path))
+    assert json.loads((tmp_path / "one.json").read_text())["isolation"] == "bubblewrap"
+    report.class_to_json(rows, tmp_path / "class.json")
+    assert json.loads((tmp_path / "class.json").read_text())["students"]["alice"]["isolation"] == "audit hooks + bubblewrap"
+    report.to_junit([sandboxed], tmp_path / "j.xml")
+    assert 'isolation="bubblewrap"' in (tmp_path / "j.xml").read_text()
+    md = feedback.to_markdown(feedback.blocks("alice", [sandboxed], {"01": "Embedding lookup"}))
+    assert "Your code ran isolated by: bubblewrap." in md
