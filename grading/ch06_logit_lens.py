@@ -60,13 +60,9 @@ def _first_tensor(x):
 
 
 @torch.no_grad()
-def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, torch.Tensor]:
-    """The lens and its wrong variants at one position, from forward hooks (not output_hidden_states).
-
-    raw[i]: the residual stream after i blocks (raw[0] is the input of the first block);
-    normed[i] = final_norm(raw[i]); logits: the model's own final logits.
-    """
-    blocks, norm = blocks_and_final_norm(model)
+def _residual_stream(model, input_ids: torch.Tensor) -> tuple[list[torch.Tensor], object]:
+    """(the residual stream before block 1 and after every block, from forward hooks; the model's output)."""
+    blocks, _ = blocks_and_final_norm(model)
     states = []
 
     def pre_hook(_module, args, kwargs):
@@ -75,10 +71,23 @@ def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, 
     hooks = [blocks[0].register_forward_pre_hook(pre_hook, with_kwargs=True)]
     hooks += [b.register_forward_hook(lambda _m, _a, out: states.append(_first_tensor(out))) for b in blocks]
     try:
-        logits = model(input_ids).logits[0, position].float()
+        out = model(input_ids)
     finally:
         for h in hooks:
             h.remove()
+    return states, out
+
+
+@torch.no_grad()
+def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, torch.Tensor]:
+    """The lens and its wrong variants at one position, from forward hooks (not output_hidden_states).
+
+    raw[i]: the residual stream after i blocks (raw[0] is the input of the first block);
+    normed[i] = final_norm(raw[i]); logits: the model's own final logits.
+    """
+    _, norm = blocks_and_final_norm(model)
+    states, out = _residual_stream(model, input_ids)
+    logits = out.logits[0, position].float()
     raw = torch.stack([s[0, position] for s in states]).float()  # [N + 1, d]
     head = model.get_output_embeddings()
     normed = norm(raw)
@@ -341,19 +350,7 @@ def _check_kl(out, inputs):
 def _block_states(model, input_ids: torch.Tensor, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(residual stream after `layer` blocks, the last block's output (final norm's input)), every position but
     the first (the attention sink), flattened to rows [N, d]; from forward hooks, as judge_lens records them."""
-    blocks, _ = blocks_and_final_norm(model)
-    states = []
-
-    def pre_hook(_module, args, kwargs):
-        states.append(args[0] if args else kwargs["hidden_states"])
-
-    hooks = [blocks[0].register_forward_pre_hook(pre_hook, with_kwargs=True)]
-    hooks += [b.register_forward_hook(lambda _m, _a, out: states.append(_first_tensor(out))) for b in blocks]
-    try:
-        model(input_ids)
-    finally:
-        for h in hooks:
-            h.remove()
+    states, _ = _residual_stream(model, input_ids)
     rows = lambda s: s[:, 1:].reshape(-1, s.shape[-1]).float().clone()  # noqa: E731
     return rows(states[layer]), rows(states[-1])
 
