@@ -107,6 +107,8 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
     protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame
+    set_dtype, set_grad = torch.set_default_dtype, torch.set_grad_enabled
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     sys.dont_write_bytecode = True
     try:
         spec = importlib.util.spec_from_file_location(f"learner_{module_name}", learner_file)
@@ -118,10 +120,12 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         return
     write_frame(result_fd, wire.IMPORTED)
     for ex in exercises:
+        set_dtype(dtype)  # an earlier exercise of this child may have changed them
+        set_grad(grad)
         # Each case gets its own deep copy, made before the exercise's clock starts, so code that modifies
         # its arguments in place cannot change the inputs of later cases. The course model and its E are
-        # shared by the cases of one exercise (copying 540 MB per case would dominate grading); every
-        # exercise runs in a fresh child, so changing them cannot reach another exercise.
+        # shared by the cases of one exercise (copying 540 MB per case would dominate grading); an exercise that
+        # gets them runs last in its child (grading.warm._batches), so changing them cannot reach another one.
         prepared = [copy.deepcopy(shared, dict(keep)) for shared in inputs[ex["name"]]]
         write_frame(result_fd, wire.STARTED, ex["name"].encode())
         results = _run_exercise(module, ex, prepared, learner_file, protocols[ex["name"]])

@@ -40,6 +40,7 @@ FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE)
 EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
 
 _INPUTS: dict[str, dict[str, list]] = {}  # key -> exercise name -> inputs per case
+_SHARED: set[str] = set()  # keys whose inputs hold the worker's own course model, tokenizer or E (not copies)
 
 
 def _nondumpable() -> None:
@@ -102,7 +103,10 @@ def _rebuild_hf_model(module: str, qualname: str, config: dict, state: dict, req
 
 
 class _InputsUnpickler(pickle.Unpickler):
+    shared = False  # set once a fixture that per-case copies share (not an hf_model rebuilt here) is loaded
+
     def persistent_load(self, pid):
+        self.shared |= pid[0] != "hf_model"
         return resolve_fixture(tuple(pid))
 
 
@@ -353,30 +357,70 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     return outcomes, blobs, bytes(output)
 
 
-def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
-    """Grade every requested exercise, each in a fresh child forked from this warm state.
+def _batches(exercises: list[dict]) -> list[list[dict]]:
+    """Exercises grouped into one child each: every exercise whose inputs are private copies runs in one child,
+    followed by at most one exercise that gets the worker's own course model or E (it runs last in its child, so
+    whatever it changes there reaches no other exercise). A fork costs tens of milliseconds; this keeps a chapter
+    to one or two of them."""
+    private = [e for e in exercises if e["key"] not in _SHARED]
+    shared = [e for e in exercises if e["key"] in _SHARED]
+    if not shared:
+        return [private] if private else []
+    return [private + shared[:1]] + [[e] for e in shared[1:]]
 
-    A fresh child per exercise means nothing one exercise's code changes (the course model, torch's
-    functions, module globals) reaches another. An import error or a tampered channel at import time
-    is the same for every exercise, so it is reported for all of them from the first child.
+
+def _timed_out_dependency(ex: dict, outcomes: dict[str, dict], msg: dict) -> str | None:
+    """The learner's own function that `ex` calls and that already timed out, or None."""
+    for other in msg.get("calls", {}).get(ex["name"], ()):
+        if outcomes.get(other, {}).get("kind") == "timeout":
+            return other
+    return None
+
+
+def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
+    """Grade every requested exercise in children forked from this warm state (see _batches).
+
+    Each child starts with torch's global settings reset between exercises (grading.child); if one dies or is
+    stopped mid-batch, the exercises it never started go to a fresh child. An import error or a tampered
+    channel at import time is the same for every exercise, so it is reported for all of them from the first
+    child. An exercise that calls one of the learner's own functions that already timed out is not run again
+    (it would wait out its own limit too) and says why.
     """
     outcomes: dict[str, dict] = {}
-    blobs: list[bytes] = []
+    blob_of: dict[str, bytes] = {}
     output = b""
-    exercises = list(msg["exercises"])
-    for k, ex in enumerate(exercises):
-        got, got_blobs, out = grade_once(msg, source, [ex], root)
-        output = output or out
-        o = got.get(ex["name"]) or {"kind": "died", "message": "The grading process stopped before this "
-                                                               "exercise started."}
-        outcomes[ex["name"]] = o
-        if o["kind"] == "result":
-            blobs.append(got_blobs[0])
-        if o.get("at_import"):
-            for rest in exercises[k + 1:]:
-                outcomes[rest["name"]] = dict(o)
-            break
-    return outcomes, blobs, output.decode("utf-8", "replace")
+    for batch in _batches(list(msg["exercises"])):
+        pending = list(batch)
+        while pending:
+            blocked = [(e, dep) for e in pending if (dep := _timed_out_dependency(e, outcomes, msg))]
+            for e, dep in blocked:
+                outcomes[e["name"]] = {"kind": "timeout", "message": (
+                    f"Not run: {e['name']} calls your {dep}, which timed out above, so it would time out too. "
+                    f"Fix {dep} first, then grade again.")}
+            pending = [e for e in pending if e["name"] not in outcomes]
+            if not pending:
+                break
+            got, got_blobs, out = grade_once(msg, source, pending, root)
+            output = output or out
+            it = iter(got_blobs)
+            for e in pending:
+                if e["name"] in got:
+                    outcomes[e["name"]] = got[e["name"]]
+                    if got[e["name"]]["kind"] == "result":
+                        blob_of[e["name"]] = next(it)
+            if any(o.get("at_import") for o in got.values()):
+                first = next(o for o in got.values() if o.get("at_import"))
+                for e in msg["exercises"]:
+                    outcomes.setdefault(e["name"], dict(first))
+                pending = []
+                break
+            if pending[0]["name"] not in got:  # the child stopped before its first exercise started
+                outcomes[pending[0]["name"]] = {"kind": "died", "message": "The grading process stopped before "
+                                                                           "this exercise started."}
+            pending = [e for e in pending if e["name"] not in outcomes]
+    names = [e["name"] for e in msg["exercises"]]
+    blobs = [blob_of[n] for n in names if outcomes[n]["kind"] == "result"]
+    return {n: outcomes[n] for n in names}, blobs, output.decode("utf-8", "replace")
 
 
 def main() -> None:
@@ -403,7 +447,10 @@ def main() -> None:
             return  # the judge is gone
         op = msg.get("op")
         if op == "inputs":
-            _INPUTS[msg["key"]] = _InputsUnpickler(io.BytesIO(blobs[0])).load()
+            unpickler = _InputsUnpickler(io.BytesIO(blobs[0]))
+            _INPUTS[msg["key"]] = unpickler.load()
+            if unpickler.shared:
+                _SHARED.add(msg["key"])
             wire.send_json(ctl_out, {"op": "ack"})
         elif op == "preload":
             fixtures.course_model()
