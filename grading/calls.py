@@ -15,10 +15,19 @@ from .runner import NOT_ATTEMPTED, ExerciseResult
 def exercise_calls(learner_file: Path, names: Iterable[str]) -> dict[str, list[str]]:
     """For each exercise function in the file, the other exercise functions it uses, directly or through
     module-level helper functions (an exercise reached through another exercise is that one's business)."""
+    try:
+        text = Path(learner_file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    return calls_in_source(text, names)
+
+
+def calls_in_source(text: str, names: Iterable[str]) -> dict[str, list[str]]:
+    """exercise_calls for the text of a learner file."""
     names = set(names)
     try:
-        tree = ast.parse(Path(learner_file).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
         return {}
     functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     uses = {name: {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in functions and n.id != name}

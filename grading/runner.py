@@ -223,8 +223,11 @@ def _blocked(source: Path, extra: list[Path]) -> list[str]:
 
 
 def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], memory_mb: int,
-             time_limit_s: float | None, blocked: list[str]) -> dict:
+             time_limit_s: float | None, blocked: list[str], source: bytes = b"") -> dict:
+    from .calls import calls_in_source
+
     return {
+        "calls": calls_in_source(source.decode("utf-8", "replace"), [e.name for e in exercises]),
         "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
         "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
         "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
@@ -237,10 +240,21 @@ OUTCOME_STATUS = {"timeout": TIMEOUT, "import_error": ERROR, "died": ERROR, "out
                   "too_big": ERROR, "protocol": ERROR}
 
 
-def grade_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
-               checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
-               blocked_extra: list[Path] = ()) -> list[ExerciseResult]:
-    """Grade `exercises` of one chapter in a copy of `learner_file`, on `worker`; never raises for learner code."""
+@dataclass
+class _Reply:
+    """What a worker sent back for one chapter of one learner file, still to be checked by the judge."""
+    chapter: Chapter
+    exercises: list[Exercise]
+    reply: dict
+    blobs: list[bytes]
+    isolation: str
+
+
+def run_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
+             checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
+             blocked_extra: list[Path] = ()) -> "list[ExerciseResult] | _Reply":
+    """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
+    final results when there is nothing to check (no file, unreadable, the worker failed)."""
     if not learner_file.exists():
         return [_whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
     try:
@@ -256,27 +270,40 @@ def grade_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise],
                 worker.send_inputs(key, blob)
                 keys[e.name] = key
             req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
-                           _blocked(learner_file.parent, list(blocked_extra)))
+                           _blocked(learner_file.parent, list(blocked_extra)), source)
             wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
             reply, blobs = worker.grade(req, source, 2 * wait + 60)
     except pool.WorkerFailed as exc:
         return [_tag(_whole_exercise(chapter, e, ERROR, f"The grading worker failed, so this was not graded: {exc}"),
                      iso) for e in exercises]
-    results, it = [], iter(blobs)
-    for e in exercises:
-        outcome = reply["outcomes"].get(e.name, {"kind": "died", "message": "no outcome was reported"})
+    return _Reply(chapter, exercises, reply, blobs, iso)
+
+
+def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
+    """The judge's verdict on a worker's reply: each result loaded as plain data and checked."""
+    results, it = [], iter(got.blobs)
+    for e in got.exercises:
+        outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": "no outcome was reported"})
         if outcome["kind"] == "result":
             try:
                 raw = torch.load(io.BytesIO(next(it)), weights_only=True)
-                res = checker.grade(chapter, e, raw)
+                res = checker.grade(got.chapter, e, raw)
             except Exception as exc:
-                res = _whole_exercise(chapter, e, ERROR, f"Your result could not be read back safely "
-                                                         f"({type(exc).__name__}); return plain tensors, numbers or "
-                                                         "tuples of them.")
+                res = _whole_exercise(got.chapter, e, ERROR, f"Your result could not be read back safely "
+                                                             f"({type(exc).__name__}); return plain tensors, numbers "
+                                                             "or tuples of them.")
         else:
-            res = _whole_exercise(chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome["message"])
-        results.append(_tag(res, iso))
+            res = _whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome["message"])
+        results.append(_tag(res, got.isolation))
     return results
+
+
+def grade_file(worker: pool.Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
+               checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
+               blocked_extra: list[Path] = ()) -> list[ExerciseResult]:
+    """Grade `exercises` of one chapter in a copy of `learner_file`, on `worker`; never raises for learner code."""
+    got = run_file(worker, chapter, exercises, learner_file, checker, memory_mb, time_limit_s, blocked_extra)
+    return got if isinstance(got, list) else check_reply(got, checker)
 
 
 def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
@@ -299,8 +326,9 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                ) -> list[list[ExerciseResult]]:
     """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
 
-    on_done(i, source, results) is called (from a worker thread) as each folder is finished;
+    on_done(i, source, results) is called (from the checking thread) as each folder is finished;
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
+    Workers run the learner's code while one thread checks what they sent back, so no worker waits for a check.
     """
     checker = checker or Checker()
     plan = select(load_chapters(), target)
@@ -315,8 +343,16 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
             tasks.put((i, j, src, chapter, exercises))
     found: dict[tuple[int, int], list[ExerciseResult]] = {}
     remaining = [len(plan)] * len(sources)
-    done_lock = threading.Lock()
     n = _workers_for(tasks.qsize(), workers)
+    to_check: queue.Queue = queue.Queue()  # (i, j, reply) for the checking thread; None ends it
+
+    def finish(i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
+        for r in res if on_result else ():
+            on_result(r)
+        found[(i, j)] = res
+        remaining[i] -= 1
+        if remaining[i] == 0 and on_done:  # in one thread: one student's report is never interleaved
+            on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
 
     def run_worker(k: int) -> None:
         while True:
@@ -327,25 +363,34 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
             try:
                 worker = pool.worker(k)
             except pool.WorkerFailed as exc:
-                res = [_whole_exercise(chapter, e, ERROR, f"The grading worker could not start: {exc}")
+                got = [_whole_exercise(chapter, e, ERROR, f"The grading worker could not start: {exc}")
                        for e in exercises]
             else:
-                res = grade_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
-                                 time_limit_s, blocked_extra)
-            with done_lock:
-                for r in res if on_result else ():
-                    on_result(r)
-                found[(i, j)] = res
-                remaining[i] -= 1
-                if remaining[i] == 0 and on_done:  # under the lock: one student's report is never interleaved
-                    on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
+                got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
+                               time_limit_s, blocked_extra)
+            to_check.put((i, j, src, got))  # checked in the checking thread while this worker runs the next
+
+    def run_checks() -> None:
+        while (item := to_check.get()) is not None:
+            i, j, src, got = item
+            try:
+                res = got if isinstance(got, list) else check_reply(got, checker)
+            except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
+                res = [_whole_exercise(plan[j][0], e, ERROR, f"The judge failed while checking this "
+                                                             f"({type(exc).__name__}: {exc}); please report it.")
+                       for e in plan[j][1]]
+            finish(i, j, src, res)
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+    checking = threading.Thread(target=run_checks, name="grading-checks", daemon=True)
+    checking.start()
     try:
         with ThreadPoolExecutor(max_workers=n) as ex:
             list(ex.map(run_worker, range(n)))
     finally:
+        to_check.put(None)
+        checking.join()
         torch.set_num_threads(threads)
     return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
 

@@ -286,3 +286,46 @@ def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
         copy.deepcopy = forever  # each case's inputs are copied with copy.deepcopy before the clock starts
     """, time_limit_s=10)
     assert r.status == runner.TIMEOUT and "no progress" in r.cases[0].message
+
+
+def test_a_function_that_calls_a_timed_out_one_is_not_run_again(tmp_path):
+    """top_p_filter and sample_next_token call the learner's endless softmax: they are reported at once, naming
+    softmax, instead of each waiting out its own time limit."""
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    text = (REPO / "solutions" / "ch04_sampling.py").read_text(encoding="utf-8")
+    (folder / "ch04_sampling.py").write_text(text + "\n\ndef softmax(logits, dim=-1):\n    while True:\n        pass\n",
+                                             encoding="utf-8")
+    results = runner.grade(folder, "04", time_limit_s=4)
+    assert result(results, "softmax").status == runner.TIMEOUT
+    for name in ("top_p_filter", "min_p_filter", "sample_next_token"):
+        r = result(results, name)
+        assert r.status == runner.TIMEOUT and "calls your softmax, which timed out" in r.message, (name, r.message)
+        assert sum(c.seconds for c in r.cases) == 0  # never started
+    assert result(results, "apply_temperature").passed and result(results, "greedy_generate").passed
+
+
+def test_exercises_sharing_a_child_start_from_torchs_defaults(tmp_path):
+    """Exercises whose inputs are private copies run in one child; one that switches autograd off or changes the
+    default dtype does not change what the next one sees."""
+    folder = student(tmp_path, """
+        _row_byte_offset = row_byte_offset
+
+        def row_byte_offset(i, d, dtype):
+            torch.set_grad_enabled(False)
+            torch.set_default_dtype(torch.float64)
+            return _row_byte_offset(i, d, dtype)
+    """)
+    results = runner.grade(folder, "01")
+    assert all(r.passed for r in results), [(r.name, r.status, r.message) for r in results if not r.passed]
+
+
+def test_a_child_that_exits_mid_chapter_leaves_the_other_exercises_graded(tmp_path):
+    folder = student(tmp_path, """
+        import os
+        def row_byte_offset(i, d, dtype):
+            os._exit(0)
+    """)
+    results = runner.grade(folder, "01")
+    assert result(results, "row_byte_offset").status == runner.ERROR
+    assert all(r.passed for r in results if r.name != "row_byte_offset")
