@@ -180,6 +180,7 @@ RATIO_INPUTS = {
 
 
 _REFERENCE_CACHE: dict[bytes, tuple] = {}
+REFERENCE_CACHE_SIZE = 24  # more than the PCA inputs of all of this chapter's cases (at most ~25 MB each)
 
 
 def _sklearn(X: torch.Tensor):
@@ -196,7 +197,8 @@ def _sklearn(X: torch.Tensor):
         with threadpool_limits(1):
             p = PCA(svd_solver="full").fit(X64)
         as_t = torch.from_numpy
-        _REFERENCE_CACHE.clear()
+        if len(_REFERENCE_CACHE) >= REFERENCE_CACHE_SIZE:  # the oldest goes; a class cycles through every case
+            del _REFERENCE_CACHE[next(iter(_REFERENCE_CACHE))]
         _REFERENCE_CACHE[key] = (as_t(p.transform(X64)), as_t(p.components_), as_t(p.explained_variance_ratio_),
                                  as_t(p.singular_values_))
     return _REFERENCE_CACHE[key]

@@ -22,7 +22,7 @@ Protocol = Callable[[Callable, tuple], Any]
 # ---------------------------------------------------------------- shared constants (judge and child)
 
 SAMPLE_SEEDS = list(range(30))  # ch04 sample_next_token: one draw per seed
-STAT_DRAWS = 4000  # ch04 sample_next_token: draws per frequency case
+STAT_DRAWS = 2000  # ch04 sample_next_token: draws per frequency case
 STEP_LR = 0.5  # ch03 tie_weights: learning rate of the observed SGD step
 
 
