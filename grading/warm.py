@@ -194,6 +194,27 @@ def _child(msg: dict, learner_file: str, scratch: str, result_w: int, output_w: 
         os._exit(0)
 
 
+def _kill_strays() -> None:
+    """Inside bubblewrap (its own PID namespace) SIGKILL every process but bubblewrap's and this worker: a daemon
+    that native code in a child started in a session of its own must not live on to reach the next child.
+    Outside the sandbox other processes of this user are not ours to kill, and Python code cannot fork there."""
+    if not os.environ.get("GRADING_IN_BWRAP"):
+        return
+    spare = {1, os.getpid(), os.getppid()}
+    for _ in range(5):  # again, for what forked while we were killing
+        seen = False
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) not in spare:
+                try:
+                    os.kill(int(name), signal.SIGKILL)
+                    seen = True
+                except OSError:
+                    pass
+        if not seen:
+            return
+        time.sleep(0.002)
+
+
 def _describe_exit(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
@@ -236,6 +257,7 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
         f.write(source)
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
+    _kill_strays()
     tasks = _count_tasks()
     pid = os.fork()
     if pid == 0:
@@ -253,6 +275,7 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     setup_s = float(msg.get("setup_timeout_s", SETUP_TIMEOUT_S))
     state, current, deadline = "import", None, time.monotonic() + import_s
     received, failure = 0, None  # failure: (kind, message) that ends this child
+    exited, child_status = 0, 0
 
     sel = selectors.DefaultSelector()
     sel.register(result_r, selectors.EVENT_READ, "result")
@@ -271,6 +294,13 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
                 failure = ("timeout", f"Stopped: no progress for {setup_s:.0f} s between exercises "
                                       "(something patched at import time that hangs?).")
             break
+        if state == "done":
+            # Everything arrived; wait for the child to exit, not for pipes that a process it left behind may hold.
+            exited, child_status = os.waitpid(pid, os.WNOHANG)
+            if exited:
+                _kill_strays()
+                break
+            timeout = min(timeout, 0.02)
         for key, _ in sel.select(timeout):
             fd = key.fileobj
             data = os.read(fd, 1 << 20)
@@ -322,11 +352,12 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
-    _, status = os.waitpid(pid, 0)
+    status = child_status if exited else os.waitpid(pid, 0)[1]
     try:
         os.killpg(pid, signal.SIGKILL)  # anything it left behind in its session
     except OSError:
         pass
+    _kill_strays()  # and anything that left the session (setsid from native code)
     sel.close()
     os.close(result_r)
     os.close(output_r)

@@ -290,6 +290,73 @@ def test_forged_result_files_and_exit_are_not_a_pass(tmp_path):
     assert r.status == runner.ERROR and "ended while importing" in r.cases[0].message
 
 
+# A native extension module is the one way past the audit hooks (the learner's file may write one into its
+# scratch folder and import it). Inside bubblewrap it is contained; what is left is a process it leaves behind.
+STRAY_C = r"""
+#include <Python.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "stray", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_stray(void) {
+    if (fork() == 0) {          /* a daemon in its own session: it outlives the child that started it */
+        setsid();
+        for (int fd = 0; fd < 1024; fd++) close(fd);   /* let the worker see its child finish */
+        pid_t me = getpid();
+        for (int i = 0; i < 60000; i++) {   /* a minute or more: kill every process started after it */
+            DIR *d = opendir("/proc");
+            struct dirent *e;
+            while (d && (e = readdir(d))) {
+                int pid = atoi(e->d_name);
+                if (pid > me) kill(pid, SIGKILL);
+            }
+            if (d) closedir(d);
+            usleep(1000);
+        }
+        _exit(0);
+    }
+    return PyModule_Create(&def);
+}
+"""
+
+
+def _compiled_stray(tmp_path: Path) -> bytes:
+    import sysconfig
+
+    gcc = shutil.which("gcc")
+    include = sysconfig.get_paths()["include"]
+    if not gcc or not (Path(include) / "Python.h").exists():
+        pytest.skip("needs gcc and Python's headers to build the hostile extension module")
+    (tmp_path / "stray.c").write_text(STRAY_C)
+    out = tmp_path / "stray.so"
+    subprocess.run([gcc, "-shared", "-fPIC", "-O1", f"-I{include}", str(tmp_path / "stray.c"), "-o", str(out)],
+                   check=True, capture_output=True)
+    return out.read_bytes()
+
+
+@needs_bwrap
+def test_a_process_left_behind_by_native_code_cannot_reach_the_next_student(tmp_path):
+    """The attacker's file writes a compiled extension into its scratch folder and imports it; the extension
+    leaves a daemon that kills every process started after it. The worker kills whatever a child left behind,
+    so the next student, graded by the same worker, is untouched."""
+    import base64
+
+    blob = base64.b64encode(_compiled_stray(tmp_path))
+    attacker = student(tmp_path / "attacker", f"""
+        import base64, importlib.machinery, importlib.util, os
+        _path = os.path.join(os.getcwd(), "stray" + importlib.machinery.EXTENSION_SUFFIXES[0])
+        with open(_path, "wb") as _f:
+            _f.write(base64.b64decode({blob!r}))
+        _spec = importlib.util.spec_from_file_location("stray", _path)
+        _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
+    """)
+    victim = student(tmp_path / "victim", "")
+    attacked, graded = runner.grade_many([attacker, victim], "01", workers=1)
+    assert all(r.passed for r in attacked)  # its import, and so the extension's fork, succeeded every time
+    assert all(r.passed for r in graded), [(r.name, r.status, r.message[:200]) for r in graded if not r.passed]
+
+
 # ---------------------------------------------------------------- the sandbox itself
 
 @needs_bwrap
