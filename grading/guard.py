@@ -2,8 +2,9 @@
 
 Always on (inside bubblewrap too): no new processes (subprocess, os.system, exec*, fork, posix_spawn),
 at most MAX_THREADS Python threads, no signals to other processes, no changing resource limits,
-no loading native code or symbols through ctypes, no walking the interpreter's objects with gc
-(get_objects, get_referrers, get_referents) to reach the grading code, no swapping a function's code.
+no loading native code or symbols through ctypes, no compiled modules but the installed ones, no walking
+the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
+no swapping a function's code.
 Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
 file outside the scratch folder, opening sockets, and reading anything under the blocked folders.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
@@ -24,6 +25,7 @@ SIGNALS = ("os.kill", "os.killpg", "signal.pthread_kill")
 FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.chown",
                 "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
 SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
+EXTENSIONS = (".so", ".pyd", ".dylib")  # compiled modules (native code); only installed ones may load
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
 
@@ -63,6 +65,15 @@ def _limit_threads() -> None:
     threading._start_new_thread = limited
 
 
+def _installed_roots() -> list[str]:
+    """Where installed compiled modules live: the interpreter's prefixes and site-packages (read-only to learner
+    code: outside the sandbox's only writable folder, and refused for writing by the fallback's hooks)."""
+    import site
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
+    return sorted({os.path.realpath(r) for r in roots if r})
+
+
 def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
     """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
     scratch = os.path.realpath(scratch)
@@ -80,9 +91,16 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
     except ImportError:
         pass
 
+    installed = _installed_roots()
+
     def hook(event: str, args: tuple) -> None:
         if event == "import" and args and str(args[0]).split(".")[0] in NATIVE_MODULES:
             raise Refused(f"Importing {args[0]} (native code or process control) is not allowed while grading.")
+        if event == "import" and len(args) > 1 and isinstance(args[1], str) and args[1].endswith(EXTENSIONS):
+            p = _path(args[1])  # the second import event of a compiled module names its file
+            if p is None or not any(_inside(p, r) for r in installed):
+                raise Refused(f"Loading the compiled module {args[1]} is not allowed while grading: only the "
+                              "installed packages (torch, numpy, ...) may load native code.")
         if event in SIGNALS and args and args[0] not in (me, 0):
             raise Refused("Sending signals to other processes is not allowed while grading.")
         if event == "resource.setrlimit":

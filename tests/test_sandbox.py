@@ -335,11 +335,10 @@ def _compiled_stray(tmp_path: Path) -> bytes:
     return out.read_bytes()
 
 
-@needs_bwrap
-def test_a_process_left_behind_by_native_code_cannot_reach_the_next_student(tmp_path):
-    """The attacker's file writes a compiled extension into its scratch folder and imports it; the extension
-    leaves a daemon that kills every process started after it. The worker kills whatever a child left behind,
-    so the next student, graded by the same worker, is untouched."""
+def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path):
+    """The file writes a compiled extension (its PyInit leaves a daemon that kills every later process) into
+    its scratch folder and imports it: loading native code from anywhere but the installed packages is refused,
+    and the next student, graded by the same worker, is untouched."""
     import base64
 
     blob = base64.b64encode(_compiled_stray(tmp_path))
@@ -353,8 +352,34 @@ def test_a_process_left_behind_by_native_code_cannot_reach_the_next_student(tmp_
     """)
     victim = student(tmp_path / "victim", "")
     attacked, graded = runner.grade_many([attacker, victim], "01", workers=1)
-    assert all(r.passed for r in attacked)  # its import, and so the extension's fork, succeeded every time
+    assert not any(r.passed for r in attacked)
+    assert "Loading the compiled module" in attacked[0].message and "not allowed" in attacked[0].message
     assert all(r.passed for r in graded), [(r.name, r.status, r.message[:200]) for r in graded if not r.passed]
+
+
+@needs_bwrap
+def test_the_worker_kills_what_a_child_left_behind(tmp_path):
+    """Should native code get past the hooks anyway, a daemon it leaves (own session, reparented to the sandbox's
+    init) is killed by the worker before the next child: grading.warm._kill_strays, run where the worker runs."""
+    script = textwrap.dedent("""
+        import os, subprocess, time
+        from grading import warm
+        subprocess.run(["sh", "-c", "setsid sleep 60 &"], check=True)  # orphaned at once, in its own session
+        time.sleep(0.2)
+        def others():
+            spare = {1, os.getpid(), os.getppid()}
+            return [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in spare
+                    and open(f"/proc/{p}/stat").read().split()[2] != "Z"]
+        before = len(others())
+        warm._kill_strays()
+        time.sleep(0.2)
+        print(before, len(others()))
+    """)
+    env = {"GRADING_IN_BWRAP": "1", "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(sandbox.bwrap_command([sys.executable, "-c", script], env=env), capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0"], done.stdout
 
 
 # ---------------------------------------------------------------- the sandbox itself
