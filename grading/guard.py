@@ -6,7 +6,8 @@ no loading native code or symbols through ctypes, no compiled modules but the in
 the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
 no swapping a function's code.
 Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
-file outside the scratch folder, opening sockets, and reading anything under the blocked folders.
+file outside the scratch folder, creating more than MAX_WRITTEN_FILES files in it, opening sockets, and
+reading anything under the blocked folders.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 """
@@ -28,6 +29,7 @@ SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinf
 EXTENSIONS = (".so", ".pyd", ".dylib")  # compiled modules (native code); only installed ones may load
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
+MAX_WRITTEN_FILES = 32  # without bubblewrap: files one child may create; with RLIMIT_FSIZE this bounds its disk use
 
 
 class Refused(PermissionError):
@@ -92,6 +94,12 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
         pass
 
     installed = _installed_roots()
+    written: set[str] = set()  # files created or renamed into the scratch folder (fallback only)
+
+    def count_written(p: str) -> None:
+        if p not in written and len(written) >= MAX_WRITTEN_FILES:
+            raise Refused(f"Writing more than {MAX_WRITTEN_FILES} files is not allowed while grading.")
+        written.add(p)
 
     def hook(event: str, args: tuple) -> None:
         if event == "import" and args and str(args[0]).split(".")[0] in NATIVE_MODULES:
@@ -128,10 +136,17 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
                 if writes and not p.startswith("/dev/null"):
                     raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
                                   f"{scratch} is writable.")
+            if strict_files and event == "open" and _inside(p, scratch):
+                mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+                if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                        isinstance(flags, int) and flags & WRITE_FLAGS):
+                    count_written(p)
         if strict_files and event in FILE_CHANGES:
             paths = [q for q in (_path(a) for a in args[:2]) if q]
             if any(not _inside(q, scratch) for q in paths):
                 raise Refused(f"{event} outside the scratch folder is not allowed while grading.")
+            if event in ("os.rename", "os.link", "shutil.move", "shutil.copyfile") and len(paths) == 2:
+                count_written(paths[1])  # a renamed or linked file frees its name for another
         if strict_files and event in SOCKETS:
             raise Refused("Network access is not allowed while grading.")
 

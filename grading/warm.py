@@ -36,7 +36,8 @@ SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time li
 OUTPUT_LIMIT = 8 << 20  # bytes a child may print in total before it is stopped
 OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the report
 RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
-FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE)
+FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
+FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 32 files
 EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
 
 _INPUTS: dict[str, dict[str, list]] = {}  # key -> exercise name -> inputs per case
@@ -140,6 +141,10 @@ def _count_tasks() -> int:
     return n
 
 
+def _file_limit() -> int:
+    return FILE_LIMIT if os.environ.get("GRADING_IN_BWRAP") else FALLBACK_FILE_LIMIT
+
+
 def _limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
     """Address space (what is mapped now + memory_mb), CPU seconds, file size, processes, no core files."""
     def lim(which, soft):
@@ -158,7 +163,7 @@ def _limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
         mapped = 0
     lim(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024)
     lim(resource.RLIMIT_CPU, int(cpu_s) + 1)
-    lim(resource.RLIMIT_FSIZE, FILE_LIMIT)
+    lim(resource.RLIMIT_FSIZE, _file_limit())
     lim(resource.RLIMIT_CORE, 0)
     lim(resource.RLIMIT_NPROC, tasks + EXTRA_TASKS)
 
@@ -218,7 +223,7 @@ def _kill_strays() -> None:
 def _describe_exit(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        why = {signal.SIGXCPU: "the CPU-time limit", signal.SIGXFSZ: f"the file-size limit ({FILE_LIMIT >> 20} MB)",
+        why = {signal.SIGXCPU: "the CPU-time limit", signal.SIGXFSZ: f"the file-size limit ({_file_limit() >> 20} MB)",
                signal.SIGKILL: "killed", signal.SIGSEGV: "a crash in native code",
                signal.SIGABRT: "an abort, often out of memory"}.get(sig, "a signal")
         return f"signal {signal.Signals(sig).name}: {why}"

@@ -443,6 +443,37 @@ def test_fallback_guards_without_bubblewrap(tmp_path, monkeypatch):
         sandbox.detect.cache_clear()
 
 
+def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
+    """Without bubblewrap the scratch folder is on the real disk: files are capped at 16 MB and a child may create
+    at most 32 (renaming one away does not free a slot), so a disk filler stops at about 512 MB."""
+    monkeypatch.setenv("GRADING_SANDBOX", "none")
+    sandbox.detect.cache_clear()
+    try:
+        seen = probe(tmp_path, """
+            import os
+            try:
+                with open('big.bin', 'wb') as f:
+                    for _ in range(3):
+                        f.write(b'x' * 10_000_000)
+                seen += 'wrote 30 MB; '
+            except OSError as e:
+                seen += f'{e.strerror}; '
+            n = 0
+            try:
+                for i in range(100):
+                    with open('part.bin', 'wb') as f:
+                        f.write(b'x' * 1000)
+                    os.rename('part.bin', f'kept{i}.bin')
+                    n += 1
+            except PermissionError as e:
+                seen += f'{n} files, then refused'
+        """)
+        big, files = seen.split("; ")
+        assert big == "File too large" and files.endswith(" files, then refused") and 10 < int(files.split()[0]) < 32, seen
+    finally:
+        sandbox.detect.cache_clear()
+
+
 def test_a_worker_that_cannot_start_is_a_named_error_not_a_crash(tmp_path, monkeypatch):
     from grading import pool
 
