@@ -329,3 +329,15 @@ def test_a_child_that_exits_mid_chapter_leaves_the_other_exercises_graded(tmp_pa
     results = runner.grade(folder, "01")
     assert result(results, "row_byte_offset").status == runner.ERROR
     assert all(r.passed for r in results if r.name != "row_byte_offset")
+
+
+def test_an_import_that_times_out_is_reported_as_such_for_every_exercise(tmp_path, monkeypatch):
+    """Not as "calls your softmax, which timed out": nothing ran, the import itself never finished."""
+    monkeypatch.setattr(runner, "IMPORT_TIMEOUT_S", 3.0)
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    text = (REPO / "solutions" / "ch04_sampling.py").read_text(encoding="utf-8")
+    (folder / "ch04_sampling.py").write_text("while True:\n    pass\n" + text, encoding="utf-8")
+    results = runner.grade(folder, "04")
+    assert all(r.status == runner.TIMEOUT and "Importing your file took more than" in r.message for r in results), \
+        [(r.name, r.message) for r in results]
