@@ -6,8 +6,9 @@ no loading native code or symbols through ctypes, no compiled modules but the in
 the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
 no swapping a function's code.
 Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
-file outside the scratch folder, creating more than MAX_WRITTEN_FILES files in it, opening sockets, and
-reading anything under the blocked folders.
+file outside the scratch folder, creating more than MAX_CREATED files, folders or links in it, opening
+sockets, and reading anything under the blocked folders. Files that native code opens itself (torch.save or
+safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 """
@@ -29,7 +30,10 @@ SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinf
 EXTENSIONS = (".so", ".pyd", ".dylib")  # compiled modules (native code); only installed ones may load
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
-MAX_WRITTEN_FILES = 32  # without bubblewrap: files one child may create; with RLIMIT_FSIZE this bounds its disk use
+MAX_CREATED = 64  # without bubblewrap: files, folders and links one child may create; with RLIMIT_FSIZE (16 MB)
+# this bounds its disk use to about 1 GB
+CREATING = ("os.mkdir", "os.symlink", "os.link", "os.rename", "shutil.move", "shutil.copyfile")
+FILE_WRITING_MODULES = ("_gdbm", "_dbm", "dbm")  # open their files in C, unseen by the "open" event
 
 
 class Refused(PermissionError):
@@ -94,21 +98,26 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
         pass
 
     installed = _installed_roots()
-    written: set[str] = set()  # files created or renamed into the scratch folder (fallback only)
+    created = [0]  # files, folders and links created in the scratch folder (fallback only)
 
-    def count_written(p: str) -> None:
-        if p not in written and len(written) >= MAX_WRITTEN_FILES:
-            raise Refused(f"Writing more than {MAX_WRITTEN_FILES} files is not allowed while grading.")
-        written.add(p)
+    def create(what: str) -> None:
+        created[0] += 1
+        if created[0] > MAX_CREATED:
+            raise Refused(f"Creating more than {MAX_CREATED} files or folders is not allowed while grading "
+                          f"({what}).")
 
     def hook(event: str, args: tuple) -> None:
         if event == "import" and args and str(args[0]).split(".")[0] in NATIVE_MODULES:
             raise Refused(f"Importing {args[0]} (native code or process control) is not allowed while grading.")
-        if event == "import" and len(args) > 1 and isinstance(args[1], str) and args[1].endswith(EXTENSIONS):
-            p = _path(args[1])  # the second import event of a compiled module names its file
-            if p is None or not any(_inside(p, r) for r in installed):
-                raise Refused(f"Loading the compiled module {args[1]} is not allowed while grading: only the "
+        if event == "import" and len(args) > 1 and args[1] is not None:
+            # The second import event of a compiled module names the file it loads, whatever that file is called.
+            f = args[1]
+            if type(f) is not str or not all(any(_inside(q, r) for r in installed)
+                                             for q in (os.path.abspath(f), os.path.realpath(f))):
+                raise Refused(f"Loading the compiled module {f!r} is not allowed while grading: only the "
                               "installed packages (torch, numpy, ...) may load native code.")
+        if strict_files and event == "import" and args and str(args[0]).split(".")[0] in FILE_WRITING_MODULES:
+            raise Refused(f"Importing {args[0]} (it writes files the guards cannot see) is not allowed while grading.")
         if event in SIGNALS and args and args[0] not in (me, 0):
             raise Refused("Sending signals to other processes is not allowed while grading.")
         if event == "resource.setrlimit":
@@ -136,17 +145,23 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
                 if writes and not p.startswith("/dev/null"):
                     raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
                                   f"{scratch} is writable.")
-            if strict_files and event == "open" and _inside(p, scratch):
+            if strict_files and event == "open" and _inside(p, scratch) and not os.path.lexists(p):
                 mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
                 if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                         isinstance(flags, int) and flags & WRITE_FLAGS):
-                    count_written(p)
+                    create(f"opening {os.path.basename(p)} to write")
         if strict_files and event in FILE_CHANGES:
             paths = [q for q in (_path(a) for a in args[:2]) if q]
             if any(not _inside(q, scratch) for q in paths):
                 raise Refused(f"{event} outside the scratch folder is not allowed while grading.")
-            if event in ("os.rename", "os.link", "shutil.move", "shutil.copyfile") and len(paths) == 2:
-                count_written(paths[1])  # a renamed or linked file frees its name for another
+            if event in CREATING:
+                create(event)  # every one counts: renaming a folder away does not free its names
+        if strict_files and event == "sqlite3.connect" and args:
+            db = _path(args[0])
+            if db is not None and os.fsdecode(args[0]) not in ("", ":memory:"):
+                if not _inside(db, scratch):
+                    raise Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
+                create("sqlite3.connect")
         if strict_files and event in SOCKETS:
             raise Refused("Network access is not allowed while grading.")
 

@@ -335,7 +335,8 @@ def _compiled_stray(tmp_path: Path) -> bytes:
     return out.read_bytes()
 
 
-def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path):
+@pytest.mark.parametrize("suffix", ["importlib.machinery.EXTENSION_SUFFIXES[0]", "'.bin'"])
+def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path, suffix):
     """The file writes a compiled extension (its PyInit leaves a daemon that kills every later process) into
     its scratch folder and imports it: loading native code from anywhere but the installed packages is refused,
     and the next student, graded by the same worker, is untouched."""
@@ -344,10 +345,11 @@ def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path):
     blob = base64.b64encode(_compiled_stray(tmp_path))
     attacker = student(tmp_path / "attacker", f"""
         import base64, importlib.machinery, importlib.util, os
-        _path = os.path.join(os.getcwd(), "stray" + importlib.machinery.EXTENSION_SUFFIXES[0])
+        _path = os.path.join(os.getcwd(), "stray" + {suffix})
         with open(_path, "wb") as _f:
             _f.write(base64.b64decode({blob!r}))
-        _spec = importlib.util.spec_from_file_location("stray", _path)
+        _loader = importlib.machinery.ExtensionFileLoader("stray", _path)  # whatever the file is called
+        _spec = importlib.util.spec_from_file_location("stray", _path, loader=_loader)
         _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
     """)
     victim = student(tmp_path / "victim", "")
@@ -444,32 +446,43 @@ def test_fallback_guards_without_bubblewrap(tmp_path, monkeypatch):
 
 
 def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
-    """Without bubblewrap the scratch folder is on the real disk: files are capped at 16 MB and a child may create
-    at most 32 (renaming one away does not free a slot), so a disk filler stops at about 512 MB."""
+    """Without bubblewrap the scratch folder is on the real disk: files are capped at 16 MB and a child may create at
+    most 64 files, folders or links, every rename counted (moving a folder away does not free its names); sqlite
+    may not write outside the scratch folder either."""
     monkeypatch.setenv("GRADING_SANDBOX", "none")
     sandbox.detect.cache_clear()
+    outside = tmp_path / "outside.db"
     try:
-        seen = probe(tmp_path, """
-            import os
+        seen = probe(tmp_path, f"""
+            import os, sqlite3
             try:
                 with open('big.bin', 'wb') as f:
                     for _ in range(3):
                         f.write(b'x' * 10_000_000)
                 seen += 'wrote 30 MB; '
             except OSError as e:
-                seen += f'{e.strerror}; '
+                seen += f'{{e.strerror}}; '
+            try:
+                sqlite3.connect({str(outside)!r}).execute('create table t (x)')
+                seen += 'sqlite wrote outside; '
+            except PermissionError:
+                seen += 'sqlite refused; '
             n = 0
             try:
-                for i in range(100):
-                    with open('part.bin', 'wb') as f:
+                os.mkdir('e')
+                for i in range(200):  # a new folder each time, the old ones moved inside it
+                    os.mkdir('d')
+                    with open('d/x.bin', 'wb') as f:
                         f.write(b'x' * 1000)
-                    os.rename('part.bin', f'kept{i}.bin')
+                    os.rename('e', 'd/e')
+                    os.rename('d', 'e')
                     n += 1
-            except PermissionError as e:
-                seen += f'{n} files, then refused'
+            except PermissionError:
+                seen += f'{{n}} rounds, then refused'
         """)
-        big, files = seen.split("; ")
-        assert big == "File too large" and files.endswith(" files, then refused") and 10 < int(files.split()[0]) < 32, seen
+        big, sqlite, rounds = seen.split("; ")
+        assert big == "File too large" and sqlite == "sqlite refused" and not outside.exists(), seen
+        assert rounds.endswith(" rounds, then refused") and 5 < int(rounds.split()[0]) < 20, seen
     finally:
         sandbox.detect.cache_clear()
 
