@@ -27,7 +27,7 @@ def calls_in_source(text: str, names: Iterable[str]) -> dict[str, list[str]]:
     names = set(names)
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except Exception:  # SyntaxError, or RecursionError/MemoryError on absurdly nested code: no calls known
         return {}
     functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     uses = {name: {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in functions and n.id != name}

@@ -11,6 +11,7 @@ patches or returns as an object can make a case pass.
 from __future__ import annotations
 
 import copy
+import gc
 import importlib.util
 import io
 import os
@@ -107,7 +108,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
     protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame
-    set_dtype, set_grad = torch.set_default_dtype, torch.set_grad_enabled
+    set_dtype, set_grad, collect = torch.set_default_dtype, torch.set_grad_enabled, gc.collect
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     sys.dont_write_bytecode = True
     try:
@@ -137,4 +138,6 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
             save([{"name": r["name"], "error": f"the result could not be saved ({type(exc).__name__})",
                    "seconds": 0.0} for r in results], buf)
         write_frame(result_fd, wire.RESULT, buf.getvalue())
+        del prepared, results, buf  # the next exercise of this child gets the whole memory limit
+        collect()
     write_frame(result_fd, wire.DONE)

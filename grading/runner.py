@@ -25,6 +25,7 @@ from .spec import Chapter, Exercise
 REPO = Path(__file__).resolve().parent.parent
 IMPORT_TIMEOUT_S = warm.IMPORT_TIMEOUT_S  # importing the learner's file, before any exercise starts
 SETUP_TIMEOUT_S = warm.SETUP_TIMEOUT_S  # copying one exercise's inputs, outside its own time limit
+DEPENDENT_TIMEOUT_S = warm.DEPENDENT_TIMEOUT_S  # an exercise calling the learner's own function that timed out
 
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 
@@ -230,6 +231,7 @@ def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], 
         "calls": calls_in_source(source.decode("utf-8", "replace"), [e.name for e in exercises]),
         "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
         "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
+        "dependent_timeout_s": DEPENDENT_TIMEOUT_S,
         "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
         "exercises": [{"name": e.name, "is_quiz": e.is_quiz, "key": keys[e.name], "cases": [c.name for c in e.cases],
                        "calls": [c.call for c in e.cases]} for e in exercises],
@@ -344,7 +346,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     found: dict[tuple[int, int], list[ExerciseResult]] = {}
     remaining = [len(plan)] * len(sources)
     n = _workers_for(tasks.qsize(), workers)
-    to_check: queue.Queue = queue.Queue()  # (i, j, reply) for the checking thread; None ends it
+    to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply) for the checking thread; None ends it
+    check_failed: list[BaseException] = []  # the first error of the checking thread (a callback that raised)
 
     def finish(i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
         for r in res if on_result else ():
@@ -371,7 +374,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
             to_check.put((i, j, src, got))  # checked in the checking thread while this worker runs the next
 
     def run_checks() -> None:
-        while (item := to_check.get()) is not None:
+        while (item := to_check.get()) is not None:  # drains to the end whatever fails, so no worker blocks
             i, j, src, got = item
             try:
                 res = got if isinstance(got, list) else check_reply(got, checker)
@@ -379,7 +382,11 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                 res = [_whole_exercise(plan[j][0], e, ERROR, f"The judge failed while checking this "
                                                              f"({type(exc).__name__}: {exc}); please report it.")
                        for e in plan[j][1]]
-            finish(i, j, src, res)
+            try:
+                finish(i, j, src, res)
+            except BaseException as exc:  # on_result/on_done raised: re-raised in the caller's thread below
+                found[(i, j)] = res
+                check_failed.append(exc)
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
@@ -392,6 +399,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
         to_check.put(None)
         checking.join()
         torch.set_num_threads(threads)
+    if check_failed:
+        raise check_failed[0]
     return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
 
 

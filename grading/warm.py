@@ -39,6 +39,7 @@ RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
 FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
 FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 32 files
 EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
+DEPENDENT_TIMEOUT_S = 10.0  # the limit of an exercise that calls the learner's own function that timed out
 
 _INPUTS: dict[str, dict[str, list]] = {}  # key -> exercise name -> inputs per case
 _SHARED: set[str] = set()  # keys whose inputs hold the worker's own course model, tokenizer or E (not copies)
@@ -406,9 +407,10 @@ def _batches(exercises: list[dict]) -> list[list[dict]]:
 
 
 def _timed_out_dependency(ex: dict, outcomes: dict[str, dict], msg: dict) -> str | None:
-    """The learner's own function that `ex` calls and that already timed out, or None."""
+    """The learner's own function that `ex` seems to call (grading.calls reads the file's syntax) and that
+    timed out while it ran, or None."""
     for other in msg.get("calls", {}).get(ex["name"], ()):
-        if outcomes.get(other, {}).get("kind") == "timeout":
+        if outcomes.get(other, {}).get("kind") == "timeout" and not outcomes[other].get("at_import"):
             return other
     return None
 
@@ -419,36 +421,38 @@ def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
     Each child starts with torch's global settings reset between exercises (grading.child); if one dies or is
     stopped mid-batch, the exercises it never started go to a fresh child. An import error or a tampered
     channel at import time is the same for every exercise, so it is reported for all of them from the first
-    child. An exercise that calls one of the learner's own functions that already timed out is not run again
-    (it would wait out its own limit too) and says why.
+    child. An exercise that seems to call one of the learner's own functions that already timed out still runs,
+    but with its limit cut to msg["dependent_timeout_s"] (it would most likely wait out a long limit for the same loop);
+    if it times out too, its message names that function.
     """
     outcomes: dict[str, dict] = {}
     blob_of: dict[str, bytes] = {}
     output = b""
+    short = float(msg.get("dependent_timeout_s", DEPENDENT_TIMEOUT_S))
     for batch in _batches(list(msg["exercises"])):
         pending = [e for e in batch if e["name"] not in outcomes]  # an import failure already answered them
         while pending:
-            blocked = [(e, dep) for e in pending if (dep := _timed_out_dependency(e, outcomes, msg))]
-            for e, dep in blocked:
-                outcomes[e["name"]] = {"kind": "timeout", "message": (
-                    f"Not run: {e['name']} calls your {dep}, which timed out above, so it would time out too. "
-                    f"Fix {dep} first, then grade again.")}
-            pending = [e for e in pending if e["name"] not in outcomes]
-            if not pending:
-                break
-            got, got_blobs, out = grade_once(msg, source, pending, root)
+            deps = {e["name"]: dep for e in pending if (dep := _timed_out_dependency(e, outcomes, msg))}
+            run = dict(msg, timeouts={n: min(t, short) if n in deps else t
+                                      for n, t in msg["timeouts"].items()})
+            got, got_blobs, out = grade_once(run, source, pending, root)
             output = output or out
             it = iter(got_blobs)
             for e in pending:
-                if e["name"] in got:
-                    outcomes[e["name"]] = got[e["name"]]
-                    if got[e["name"]]["kind"] == "result":
-                        blob_of[e["name"]] = next(it)
+                o = got.get(e["name"])
+                if o is None:
+                    continue
+                if o["kind"] == "result":
+                    blob_of[e["name"]] = next(it)
+                elif o["kind"] == "timeout" and e["name"] in deps and not o.get("at_import"):
+                    dep = deps[e["name"]]
+                    o = dict(o, message=f"{o['message']} It calls your {dep}, which timed out above, so its limit "
+                                        f"was cut to {short:.0f} s: fix {dep} first, then grade again.")
+                outcomes[e["name"]] = o
             if any(o.get("at_import") for o in got.values()):
                 first = next(o for o in got.values() if o.get("at_import"))
                 for e in msg["exercises"]:
                     outcomes.setdefault(e["name"], dict(first))
-                pending = []
                 break
             if pending[0]["name"] not in got:  # the child stopped before its first exercise started
                 outcomes[pending[0]["name"]] = {"kind": "died", "message": "The grading process stopped before "
