@@ -11,7 +11,6 @@ patches or returns as an object can make a case pass.
 from __future__ import annotations
 
 import copy
-import gc
 import importlib.util
 import io
 import os
@@ -108,7 +107,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
     protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame
-    set_dtype, set_grad, collect = torch.set_default_dtype, torch.set_grad_enabled, gc.collect
+    set_dtype, set_grad = torch.set_default_dtype, torch.set_grad_enabled
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     sys.dont_write_bytecode = True
     try:
@@ -139,5 +138,5 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
                    "seconds": 0.0} for r in results], buf)
         write_frame(result_fd, wire.RESULT, buf.getvalue())
         del prepared, results, buf  # the next exercise of this child gets the whole memory limit
-        collect()
+        # (no gc.collect(): a full collection touches every object the warm worker holds, copying its pages)
     write_frame(result_fd, wire.DONE)
