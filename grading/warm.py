@@ -37,7 +37,7 @@ OUTPUT_LIMIT = 8 << 20  # bytes a child may print in total before it is stopped
 OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the report
 RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
 FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
-FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 32 files
+FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 64 files (guard.MAX_CREATED)
 EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
 DEPENDENT_TIMEOUT_S = 10.0  # the limit of an exercise that calls the learner's own function that timed out
 
