@@ -27,7 +27,6 @@ SIGNALS = ("os.kill", "os.killpg", "signal.pthread_kill")
 FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.chown",
                 "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
 SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
-EXTENSIONS = (".so", ".pyd", ".dylib")  # compiled modules (native code); only installed ones may load
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
 MAX_CREATED = 64  # without bubblewrap: files, folders and links one child may create; with RLIMIT_FSIZE (16 MB)
@@ -69,6 +68,13 @@ def _limit_threads() -> None:
 
     _thread.start_new_thread = limited
     threading._start_new_thread = limited
+
+
+def _opens_for_writing(args: tuple) -> bool:
+    """Whether an "open" audit event's (path, mode, flags) may write."""
+    mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+    return (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+        isinstance(flags, int) and bool(flags & WRITE_FLAGS))
 
 
 def _installed_roots() -> list[str]:
@@ -139,16 +145,11 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
                 raise Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
                               "another student.")
             if strict_files and event == "open" and not _inside(p, scratch):
-                mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-                writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                    isinstance(flags, int) and flags & WRITE_FLAGS)
-                if writes and not p.startswith("/dev/null"):
+                if _opens_for_writing(args) and not p.startswith("/dev/null"):
                     raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
                                   f"{scratch} is writable.")
             if strict_files and event == "open" and _inside(p, scratch) and not os.path.lexists(p):
-                mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-                if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                        isinstance(flags, int) and flags & WRITE_FLAGS):
+                if _opens_for_writing(args):
                     create(f"opening {os.path.basename(p)} to write")
         if strict_files and event in FILE_CHANGES:
             paths = [q for q in (_path(a) for a in args[:2]) if q]
