@@ -3,6 +3,7 @@
     python tools/translations.py status zh        # what needs translating: missing, stale, extra cells
     python tools/translations.py sync zh          # copy code and outputs from English; keep translated prose
     python tools/translations.py done zh NB ID..  # mark cells of notebooks/zh/NB as translated from today's English
+    python tools/translations.py contract zh NB ID FUNCTION  # that cell translates FUNCTION's stub docstring
     python tools/translations.py check zh         # exit 1 if anything is out of step (the test suite runs this)
 
 A translated notebook has the English notebook's cells in the same order with the same ids. Code cells carry the
@@ -24,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 KEY = "translation"  # cell metadata: {"sha": hash of the English source this cell translates}
+CONTRACT = "contract"  # in KEY: {"function": name, "sha": hash of the stub's docstring this cell translates}
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 ANCHOR = re.compile(r"<a\s+(?:id|name)=[\"']([^\"']+)[\"']|\]\((#[^)\s]+|[\w./-]+\.ipynb(?:#[^)\s]*)?)\)")
 
@@ -41,6 +43,55 @@ def code_tokens(source: str) -> list[str]:
                                                            tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return [line.split("#", 1)[0].rstrip() for line in source.splitlines()]
+
+
+def stub_docstrings(exercises: Path = ROOT / "exercises") -> dict[str, str]:
+    """Every exercise stub's docstring (its contract), by function name."""
+    import ast
+
+    out = {}
+    for path in sorted(exercises.glob("ch*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+                out[node.name] = ast.get_docstring(node)
+    return out
+
+
+def contract_problems(lang: str, folder: Path = NOTEBOOKS) -> list[str]:
+    """Exercise contracts with no translation in notebooks/<lang>/, or translating an older docstring."""
+    docs = stub_docstrings(folder.parent / "exercises")
+    seen: dict[str, str] = {}
+    out = []
+    for path in sorted((folder / lang).glob("*.ipynb")):
+        for cell in _load(path)["cells"]:
+            entry = (cell.get("metadata", {}).get(KEY) or {}).get(CONTRACT)
+            if not entry:
+                continue
+            seen[entry["function"]] = entry["sha"]
+            if entry["function"] not in docs:
+                out.append(f"{path.name}: cell {cell.get('id')} translates the contract of {entry['function']}, "
+                           "which no exercise stub defines")
+    for name, doc in docs.items():
+        if name not in seen:
+            out.append(f"exercise {name}: its contract (the stub's docstring) has no translation in any "
+                       f"notebooks/{lang}/ 'your turn' cell")
+        elif seen[name] != english_hash(doc):
+            out.append(f"exercise {name}: the stub's docstring changed since its contract was translated")
+    return out
+
+
+def mark_contract(english: Path, lang: str, cell_id: str, function: str) -> None:
+    """Record that a translated 'your turn' cell carries the contract of `function` as its stub says it today."""
+    doc = stub_docstrings(english.parent.parent / "exercises").get(function)
+    if doc is None:
+        raise SystemExit(f"no exercise stub named {function} has a docstring")
+    target = translated_path(english, lang)
+    tr = _load(target)
+    for cell in tr["cells"]:
+        if cell.get("id") == cell_id:
+            cell.setdefault("metadata", {}).setdefault(KEY, {})[CONTRACT] = {"function": function,
+                                                                            "sha": english_hash(doc)}
+    _save(tr, target)
 
 
 def _source(cell: dict) -> str:
@@ -155,7 +206,7 @@ def mark_done(english: Path, lang: str, cell_ids: list[str]) -> None:
         raise SystemExit(f"{english.name} has no cells {sorted(unknown)}")
     for cell in tr["cells"]:
         if cell.get("id") in cell_ids:
-            cell.setdefault("metadata", {})[KEY] = {"sha": english_hash(en[cell["id"]])}
+            cell.setdefault("metadata", {}).setdefault(KEY, {})["sha"] = english_hash(en[cell["id"]])
     _save(tr, target)
 
 
@@ -175,17 +226,22 @@ def translate(english: Path, lang: str, texts: dict[str, str]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 2 or argv[0] not in ("status", "sync", "done", "check"):
+    if len(argv) < 2 or argv[0] not in ("status", "sync", "done", "contract", "check"):
         print(__doc__)
         return 2
     command, lang = argv[0], argv[1]
     if command == "done":
         mark_done(NOTEBOOKS / argv[2], lang, argv[3:])
         return 0
+    if command == "contract":  # contract LANG NB CELL_ID FUNCTION
+        mark_contract(NOTEBOOKS / argv[2], lang, argv[3], argv[4])
+        return 0
     reports = [(sync if command == "sync" else compare)(nb, lang) for nb in sorted(NOTEBOOKS.glob("*.ipynb"))]
     extra = sorted({p.name for p in (NOTEBOOKS / lang).glob("*.ipynb")} - {p.name for p in NOTEBOOKS.glob("*.ipynb")})
     lines = [line for r in reports for line in r.lines()]
     lines += [f"{name}: exists only in notebooks/{lang}/ (no English original)" for name in extra]
+    if command != "sync":
+        lines += contract_problems(lang)
     print("\n".join(lines) if lines else f"notebooks/{lang}/ is in step with the English edition")
     return 1 if (lines and command in ("check", "status")) else 0
 
