@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from .build import cases
 from .compare import CheckFailed, expect_equal, expect_tensor
 from .fixtures import course_embedding, course_ids, random_ids, random_table
 from ..model import Case, Chapter, Exercise, Question
@@ -202,21 +203,21 @@ CHAPTER = Chapter(
     exercises=[
         Exercise(
             "lookup", "rows of E for ids of any shape -> [*ids.shape, d]",
-            [Case(n, m, _check_lookup) for n, m in LOOKUP_INPUTS.items()],
+            cases(LOOKUP_INPUTS, _check_lookup),
             hint="Indexing a tensor with a tensor of ids returns one row per id, in the ids' shape. "
                  "Nothing to multiply.",
             uses_course_model=True,
         ),
         Exercise(
             "lookup_onehot", "the same rows through one_hot(ids) @ E",
-            [Case(n, m, _check_onehot, "record_ops") for n, m in LOOKUP_INPUTS.items()],
+            cases(LOOKUP_INPUTS, _check_onehot, "record_ops"),
             hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
                  ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E ([V, d]).",
             uses_course_model=True,
         ),
         Exercise(
             "row_byte_offset", "byte offset of row i in a contiguous [V, d] table",
-            [Case(n, (lambda v=v: v), _check_offset) for n, v in OFFSET_INPUTS.items()]
+            cases(OFFSET_INPUTS, _check_offset, constant=True)
             + [Case("row of ' cat' in the real E, checked with data_ptr()", _real_offset_inputs,
                      _check_offset_real)],
             hint="A row-major [V, d] table has strides (d, 1) in elements. torch.empty(0, dtype=dtype).element_size() "
@@ -225,13 +226,13 @@ CHAPTER = Chapter(
         ),
         Exercise(
             "embedding_backward", "gradient of the table: rows scattered back and summed",
-            [Case(n, m, _check_backward) for n, m in BACKWARD_INPUTS.items()],
+            cases(BACKWARD_INPUTS, _check_backward),
             hint="Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
                  "grad_out first so any shape works.",
         ),
         Exercise(
             "embedding_autograd", "stretch: the lookup as a torch.autograd.Function whose backward is your scatter-add",
-            [Case(n, m, _check_autograd, "stretch_autograd") for n, m in AUTOGRAD_INPUTS.items()],
+            cases(AUTOGRAD_INPUTS, _check_autograd, "stretch_autograd"),
             hint="In forward: ctx.save_for_backward(ids); ctx.vocab_size = E.shape[0]; return E[ids] (autograd is off "
                  "inside forward). In backward: (ids,) = ctx.saved_tensors; return embedding_backward(grad_out, ids, "
                  "ctx.vocab_size), None. Then embedding_autograd returns EmbeddingLookup.apply(E, ids).",

@@ -113,15 +113,6 @@ class ConsolePrinter:
                    f"{points.fmt(got)}/{points.fmt(top)} points.")
 
 
-def print_results(results: list[ExerciseResult], titles: dict[str, str], verbose: bool = True,
-                  source: Path | None = None) -> None:
-    """Print per-exercise status, points and per-case marks, with feedback for what failed, then the totals."""
-    printer = ConsolePrinter(titles, verbose, source)
-    for r in results:
-        printer(r)
-    printer.totals(results)
-
-
 def isolation_of(results: list[ExerciseResult]) -> str:
     """Which sandbox the learner's code ran in, for every report ("bubblewrap", "audit hooks", or both)."""
     kinds = sorted({r.isolation for r in results if r.isolation})
