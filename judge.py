@@ -49,17 +49,22 @@ def cmd_grade(args) -> int:
     printer.totals(results)
     seconds = time.perf_counter() - start
     print(f"Graded {source} in {seconds:.1f} s.")
+    notes = None  # which failures come from another of the learner's functions: read once for every report
+    if args.json or args.gradescope or args.classroom:
+        from grading import dependencies
+
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     if args.json:
-        console.to_json(results, Path(args.json), str(source))
+        console.to_json(results, Path(args.json), str(source), notes)
     if args.junit:
         console.to_junit(results, Path(args.junit))
     if args.gradescope or args.classroom:
         from grading.reports import exports
 
         if args.gradescope:
-            exports.write_gradescope(results, Path(args.gradescope), seconds, source)
+            exports.write_gradescope(results, Path(args.gradescope), seconds, source, notes=notes)
         if args.classroom:
-            exports.write_classroom(results, Path(args.classroom), source)
+            exports.write_classroom(results, Path(args.classroom), source, notes=notes)
     return 0 if results and all(r.passed for r in results) else 1
 
 

@@ -99,6 +99,11 @@ def notes_for(results: list[ExerciseResult], files: dict[str, Path]) -> dict[tup
     return {k: note_text(by_key[k], deps) for k, deps in blocking(results, files).items()}
 
 
+def notes_by_student(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path]) -> dict[str, dict]:
+    """notes_for every student of a class, each learner file parsed once (the reports all read these)."""
+    return {name: notes_for(results, learner_files(sources.get(name))) for name, results in rows.items()}
+
+
 def chapter_exercises(chapter: str) -> list[str]:
     """The names of a chapter's exercises."""
     from .catalog import load_chapters

@@ -35,6 +35,7 @@ class ExerciseResult:
     cases: list[CaseResult] = field(default_factory=list)
     message: str = ""
     isolation: str = ""  # the sandbox the learner's code ran in (grading/engine/sandbox.py: "bubblewrap" or "audit hooks")
+    is_quiz: bool = False  # the exercise's Exercise.is_quiz (a quiz's cases are its questions)
 
     @property
     def passed(self) -> bool:

@@ -82,12 +82,12 @@ def _verify(kind: str, results) -> str | None:
     failed = [r.name for r in results if not r.passed]
     if kind == "correct" and failed:
         return f"a correct student failed {failed}"
-    if kind == "stub" and any(r.passed for r in results if not r.name.startswith("quiz")):
+    if kind == "stub" and any(r.passed for r in results if not r.is_quiz):
         return "a stub passed an exercise"
     if kind == "buggy" and not failed:
         return "a buggy student passed everything"
     if kind.startswith("hostile"):
-        ch04 = [r for r in results if r.chapter == "04" and not r.name.startswith("quiz")]
+        ch04 = [r for r in results if r.chapter == "04" and not r.is_quiz]
         # a tamperer that finds nothing to write (the sandbox hides the class) may pass; "no submission changed"
         # is its check
         if kind not in ("hostile:loop", "hostile:tamper") and any(r.passed for r in ch04):

@@ -107,7 +107,7 @@ class Checker:
             status = ERROR
         else:
             status = WRONG
-        return ExerciseResult(chapter.number, ex.name, status, cases)
+        return ExerciseResult(chapter.number, ex.name, status, cases, is_quiz=ex.is_quiz)
 
 
 def output_digest(value: object) -> str:
@@ -145,4 +145,5 @@ def output_digest(value: object) -> str:
 
 def whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -> ExerciseResult:
     """One status and message for every case of `ex` (nothing was checked case by case)."""
-    return ExerciseResult(chapter.number, ex.name, status, [CaseResult(c.name, False, 0.0, message) for c in ex.cases], message)
+    return ExerciseResult(chapter.number, ex.name, status, [CaseResult(c.name, False, 0.0, message) for c in ex.cases],
+                          message, is_quiz=ex.is_quiz)

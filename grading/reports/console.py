@@ -130,9 +130,11 @@ def exercise_record(r: ExerciseResult, note: str = "") -> dict:
     }
 
 
-def results_record(results: list[ExerciseResult], source: Path | None = None) -> dict:
-    """One learner's results with totals per chapter and overall."""
-    notes = dependencies.notes_for(results, dependencies.learner_files(source))
+def results_record(results: list[ExerciseResult], source: Path | None = None, notes: dict | None = None) -> dict:
+    """One learner's results with totals per chapter and overall; `notes` (dependencies.notes_for), when the
+    caller has them, saves reading the learner's files again."""
+    if notes is None:
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     sc = points.scores(results)
     got, top = points.total(sc)
     return {
@@ -143,19 +145,23 @@ def results_record(results: list[ExerciseResult], source: Path | None = None) ->
     }
 
 
-def to_json(results: list[ExerciseResult], path: Path, source: str) -> None:
+def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None) -> None:
     """A JSON report of one learner's results."""
-    data = {"source": source, **results_record(results, Path(source))}
+    data = {"source": source, **results_record(results, Path(source), notes)}
     Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None) -> None:
-    """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary."""
+def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None,
+                  notes: dict[str, dict] | None = None, summaries: list | None = None) -> None:
+    """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary.
+    `notes` (dependencies.notes_by_student) and `summaries` (summary.summarize), when the caller has them."""
     from .summary import summarize
 
     sources = sources or {}
-    data = {"students": {name: results_record(rs, sources.get(name)) for name, rs in rows.items()},
-            "summary": [s.as_dict() for s in summarize(rows, sources)]}
+    notes = notes or {}
+    summaries = summaries if summaries is not None else summarize(rows, sources)
+    data = {"students": {name: results_record(rs, sources.get(name), notes.get(name)) for name, rs in rows.items()},
+            "summary": [s.as_dict() for s in summaries]}
     Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 

@@ -23,10 +23,11 @@ def _feedback_text(r: ExerciseResult, note: str) -> str:
 
 
 def gradescope_results(results: list[ExerciseResult], seconds: float, source: Path | None = None,
-                       error: str = "") -> dict:
+                       error: str = "", notes: dict | None = None) -> dict:
     """Gradescope's results.json: top-level score, execution_time, output; a test per exercise with name,
     number, score, max_score, status (passed/failed), output and visibility. `error`: grading itself failed."""
-    notes = dependencies.notes_for(results, dependencies.learner_files(source))
+    if notes is None:
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
@@ -47,17 +48,19 @@ def gradescope_results(results: list[ExerciseResult], seconds: float, source: Pa
 
 
 def write_gradescope(results: list[ExerciseResult], path: Path, seconds: float, source: Path | None = None,
-                     error: str = "") -> None:
+                     error: str = "", notes: dict | None = None) -> None:
     """Write gradescope_results to `path` (its folder is created)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(gradescope_results(results, seconds, source, error), indent=2), encoding="utf-8")
+    Path(path).write_text(json.dumps(gradescope_results(results, seconds, source, error, notes), indent=2),
+                          encoding="utf-8")
 
 
 def classroom_results(results: list[ExerciseResult], source: Path | None = None, seconds: float = 0.0,
-                      error: str = "") -> dict:
+                      error: str = "", notes: dict | None = None) -> dict:
     """The GitHub Classroom runner result the autograding reporter reads (base64-encoded, from <RUNNER>_RESULTS):
     version 1, status pass/fail/error, max_score, and a test per exercise with name, status, score, message."""
-    notes = dependencies.notes_for(results, dependencies.learner_files(source))
+    if notes is None:
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     sc = points.scores(results)
     tests = []
     for r, s in zip(results, sc):
@@ -73,9 +76,11 @@ def classroom_results(results: list[ExerciseResult], source: Path | None = None,
             **({"message": error} if error else {})}
 
 
-def write_classroom(results: list[ExerciseResult], path: Path, source: Path | None = None, error: str = "") -> None:
+def write_classroom(results: list[ExerciseResult], path: Path, source: Path | None = None, error: str = "",
+                    notes: dict | None = None) -> None:
     """Write classroom_results to `path`."""
-    Path(path).write_text(json.dumps(classroom_results(results, source, error=error), indent=2), encoding="utf-8")
+    Path(path).write_text(json.dumps(classroom_results(results, source, error=error, notes=notes), indent=2),
+                          encoding="utf-8")
 
 
 LMS_FORMATS = ("canvas", "moodle")

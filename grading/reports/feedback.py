@@ -20,12 +20,13 @@ MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are coun
 
 
 def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
-           source: Path | None = None) -> list[Block]:
-    """The report's content for one student."""
+           source: Path | None = None, notes: dict | None = None) -> list[Block]:
+    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them)."""
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
-    notes = dependencies.notes_for(results, dependencies.learner_files(source))
+    if notes is None:
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     out: list[Block] = [
         ("h1", f"Feedback for {student}"),
         ("p", f"Total: {points.fmt(got)} / {points.fmt(top)} points; {sum(r.passed for r in results)} of "
@@ -62,7 +63,7 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
         if shown is not None:
             shown[shared] = r.name
     else:
-        unit = "questions are wrong or unanswered" if r.name.startswith("quiz") else "cases failed"
+        unit = "questions are wrong or unanswered" if r.is_quiz else "cases failed"
         out.append(("p", f"{len(failed)} of {len(r.cases)} {unit}:"))
         for c in failed[:MAX_FAILED_SHOWN]:
             out += [("p", f"Case: {c.name}"), ("pre", split_mistake(c.message)[0])]
@@ -127,11 +128,11 @@ def to_html(doc: list[Block], title: str) -> str:
 
 
 def write_feedback(folder: Path, student: str, results: list[ExerciseResult], titles: dict[str, str],
-                   source: Path | None = None) -> tuple[Path, Path]:
+                   source: Path | None = None, notes: dict | None = None) -> tuple[Path, Path]:
     """Write `folder/<student>.md` and `folder/<student>.html`; return both paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    doc = blocks(student, results, titles, source)
+    doc = blocks(student, results, titles, source, notes)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
     md.write_text(to_markdown(doc), encoding="utf-8")
     page.write_text(to_html(doc, f"Feedback for {student}"), encoding="utf-8")

@@ -21,21 +21,23 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
                         lms_csv: str | None = None, lms_format: str = "canvas") -> None:
     """Write every class output asked for and print the class summary; `sources` maps a student to their
     exercises/ folder (read only, to tell which of their functions call which)."""
+    from .. import dependencies
     from . import console, summary
 
+    notes = dependencies.notes_by_student(rows, sources) if json_path or feedback_dir else {}
     console.write_gradebook(rows, gradebook)
     print(f"Gradebook written to {gradebook}")
     summaries = summary.summarize(rows, sources)
     path = summary.summary_path(gradebook)
     path.write_text(summary.to_markdown(summaries), encoding="utf-8")
     if json_path:
-        console.class_to_json(rows, Path(json_path), sources)
+        console.class_to_json(rows, Path(json_path), sources, notes, summaries)
         print(f"Class JSON (every message, mistake and point) written to {json_path}")
     if feedback_dir:
         from .feedback import write_feedback
 
         for name, results in rows.items():
-            write_feedback(Path(feedback_dir), name, results, titles, sources.get(name))
+            write_feedback(Path(feedback_dir), name, results, titles, sources.get(name), notes.get(name))
         print(f"Feedback for {len(rows)} students written to {feedback_dir}/<student>.md and .html")
     if lms_csv:
         from .exports import write_lms_csv

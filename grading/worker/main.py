@@ -33,7 +33,7 @@ from .limits import DEPENDENT_TIMEOUT_S, IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S
 from .transport import InputsUnpickler, shared_objects
 
 OUTPUT_LIMIT = 8 << 20  # bytes a child may print in total before it is stopped
-OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the report
+OUTPUT_KEEP = 16 << 10  # bytes of that output sent back in the reply's "output" (the judge does not show it today)
 RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
 FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
 FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 64 files (guard.MAX_CREATED)
