@@ -1,3 +1,3 @@
 """Reference answers for chapter 00 (the quiz only)."""
 
-QUIZ = {1: "c", 2: "b", 3: "b", 4: "b", 5: "c"}
+QUIZ = {1: "c", 2: "b", 3: "a", 4: "d", 5: "c"}

@@ -40,4 +40,4 @@ def embedding_autograd(E: Tensor, ids: Tensor) -> Tensor:
     return EmbeddingLookup.apply(E, ids)
 
 
-QUIZ = {1: "b", 2: "b", 3: "c", 4: "c", 5: "b"}
+QUIZ = {1: "b", 2: "a", 3: "c", 4: "c", 5: "d"}

@@ -42,4 +42,4 @@ def topk_logits_chunked(h: Tensor, W: Tensor, k: int, chunk: int) -> tuple[Tenso
     return best_v, best_i
 
 
-QUIZ = {1: "c", 2: "b", 3: "b", 4: "d", 5: "a", 6: "c"}
+QUIZ = {1: "c", 2: "b", 3: "a", 4: "d", 5: "a", 6: "c"}

@@ -29,4 +29,4 @@ def untie_lm_head(model) -> None:
     model.config.tie_word_embeddings = False  # else from_pretrained (and tie_weights) would tie them again
 
 
-QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b"}
+QUIZ = {1: "d", 2: "c", 3: "a", 4: "d", 5: "b"}

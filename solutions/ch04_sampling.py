@@ -69,4 +69,4 @@ def repetition_penalty(logits: Tensor, input_ids: Tensor, penalty: float) -> Ten
     return logits.scatter(-1, input_ids, penalised)  # repeated ids write the same value: applied once
 
 
-QUIZ = {1: "b", 2: "c", 3: "b", 4: "a", 5: "c"}
+QUIZ = {1: "b", 2: "c", 3: "b", 4: "a", 5: "d"}

@@ -35,4 +35,4 @@ def fit_tuned_lens(h_layer: Tensor, h_final: Tensor, ridge: float) -> tuple[Tens
     return A.to(h_layer.dtype), b.to(h_layer.dtype)
 
 
-QUIZ = {1: "b", 2: "c", 3: "b", 4: "c", 5: "b", 6: "a"}
+QUIZ = {1: "b", 2: "c", 3: "a", 4: "c", 5: "d", 6: "a"}

@@ -72,4 +72,4 @@ def chunked_cross_entropy(h: Tensor, W: Tensor, targets: Tensor, chunk: int) -> 
     return total / h.shape[0]
 
 
-QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b"}
+QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b", 6: "d"}

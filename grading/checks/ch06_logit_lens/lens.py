@@ -61,12 +61,12 @@ def _lens_mistakes(model, ids, expected, j):
 
     yield ("final norm skipped: the intermediate states went straight into the LM head. A block's output "
            "must pass through the model's final norm (model.base_model.norm or .ln_f) before the head; "
-           "see 'The lens on the real model' in notebook 06.", skipped)
+           "see 'The lens on the real model' in notebook 06a.", skipped)
     yield ("final norm skipped on every row, including the raw output of the last block.",
            lambda: head(raw).log_softmax(-1))
     yield ("final norm applied twice to the last state: the last row no longer matches the model's own "
            "logits. Check which entries of output_hidden_states still need the final norm: reread "
-           "'What output_hidden_states returns' in notebook 06.", twice)
+           "'What output_hidden_states returns' in notebook 06a.", twice)
     yield ("final norm applied twice to the last state, and skipped on the others: the norm went on the wrong rows.",
            lambda: torch.cat([head(raw[:-1]), head(norm(norm(raw[-1])))[None]]).log_softmax(-1))
     yield ("you returned probabilities; the exercise asks for log-probabilities (log_softmax).", lambda: expected.exp())

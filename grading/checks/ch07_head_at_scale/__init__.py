@@ -112,7 +112,7 @@ CHAPTER = Chapter(
                   "c": "only when the temperature is exactly 1 and no other filter runs",
                   "d": "when the top 50 tokens already hold at least 0.9 of the mass"},
                  "215518c1b8ff595a8065",
-                 "Reread 'Which shortcuts are exact' in notebook 07."),
+                 "Reread section 3, 'The cost of sampling over a large vocabulary' (which shortcuts are exact), in notebook 07."),
         Question(5, "A training loss loops over 8 chunks of positions and calls F.cross_entropy on each chunk's "
                     "logits with plain autograd. Compared with the one-shot loss, the memory it holds for the "
                     "backward pass is:",
@@ -122,5 +122,11 @@ CHAPTER = Chapter(
                   "d": "nothing, since cross-entropy saves no tensors for backward"},
                  "cdea7b5fe2d49094a378",
                  "Reread 'The loss at training time' in notebook 07."),
+        Question(6, "Four ranks each hold 12,288 of the course model's 49,152 float32 logits for one position. For "
+                    "the log-sum-exp, each rank all-reduces its max m_r and its sum s_r instead of its slice. How "
+                    "many bytes does one rank contribute per position?",
+                 {"a": "49,152", "b": "4", "c": "12,288", "d": "8"},
+                 "48735bfabb87867748e8",
+                 "Reread 'The vocab-parallel head' in notebook 07: two float32 numbers per rank and position."),
     ],
 )
