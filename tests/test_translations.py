@@ -82,3 +82,20 @@ def test_headings_must_line_up(tmp_path):
     first = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
     translations.translate(english, LANG, {first["id"]: "没有标题的译文"})
     assert any("headings" in p for p in translations.compare(english, LANG).layout)
+
+
+def test_every_notebook_and_every_exercise_contract_is_translated():
+    missing = [nb.name for nb in sorted((REPO / "notebooks").glob("*.ipynb"))
+               if not translations.translated_path(nb, LANG).exists()]
+    assert not missing, f"no notebooks/{LANG}/ edition of {missing}: run python tools/translations.py sync {LANG}"
+    problems = translations.contract_problems(LANG)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_changed_stub_docstring_makes_its_translated_contract_stale(tmp_path):
+    shutil.copytree(REPO / "exercises", tmp_path / "exercises")
+    shutil.copytree(REPO / "notebooks", tmp_path / "notebooks")
+    assert not translations.contract_problems(LANG, tmp_path / "notebooks")
+    stub = tmp_path / "exercises" / "ch04_sampling.py"
+    stub.write_text(stub.read_text(encoding="utf-8").replace('    """', '    """Changed. ', 1), encoding="utf-8")
+    assert any("changed since" in p for p in translations.contract_problems(LANG, tmp_path / "notebooks"))

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 KEY = "translation"  # cell metadata: {"sha": hash of the English source this cell translates}
-CONTRACT = "contract"  # in KEY: {"function": name, "sha": hash of the stub's docstring this cell translates}
+CONTRACTS = "contracts"  # in KEY: [{"function": name, "sha": hash of the stub docstring the cell translates}, ...]
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 ANCHOR = re.compile(r"<a\s+(?:id|name)=[\"']([^\"']+)[\"']|\]\((#[^)\s]+|[\w./-]+\.ipynb(?:#[^)\s]*)?)\)")
 
@@ -46,13 +46,13 @@ def code_tokens(source: str) -> list[str]:
 
 
 def stub_docstrings(exercises: Path = ROOT / "exercises") -> dict[str, str]:
-    """Every exercise stub's docstring (its contract), by function name."""
+    """Every exercise stub's docstring (its contract), by function or class name."""
     import ast
 
     out = {}
     for path in sorted(exercises.glob("ch*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
                 out[node.name] = ast.get_docstring(node)
     return out
 
@@ -64,13 +64,11 @@ def contract_problems(lang: str, folder: Path = NOTEBOOKS) -> list[str]:
     out = []
     for path in sorted((folder / lang).glob("*.ipynb")):
         for cell in _load(path)["cells"]:
-            entry = (cell.get("metadata", {}).get(KEY) or {}).get(CONTRACT)
-            if not entry:
-                continue
-            seen[entry["function"]] = entry["sha"]
-            if entry["function"] not in docs:
-                out.append(f"{path.name}: cell {cell.get('id')} translates the contract of {entry['function']}, "
-                           "which no exercise stub defines")
+            for entry in (cell.get("metadata", {}).get(KEY) or {}).get(CONTRACTS, []):
+                seen[entry["function"]] = entry["sha"]
+                if entry["function"] not in docs:
+                    out.append(f"{path.name}: cell {cell.get('id')} translates the contract of {entry['function']}, "
+                               "which no exercise stub defines")
     for name, doc in docs.items():
         if name not in seen:
             out.append(f"exercise {name}: its contract (the stub's docstring) has no translation in any "
@@ -89,8 +87,9 @@ def mark_contract(english: Path, lang: str, cell_id: str, function: str) -> None
     tr = _load(target)
     for cell in tr["cells"]:
         if cell.get("id") == cell_id:
-            cell.setdefault("metadata", {}).setdefault(KEY, {})[CONTRACT] = {"function": function,
-                                                                            "sha": english_hash(doc)}
+            entries = cell.setdefault("metadata", {}).setdefault(KEY, {}).setdefault(CONTRACTS, [])
+            entries[:] = [e for e in entries if e["function"] != function]
+            entries.append({"function": function, "sha": english_hash(doc)})
     _save(tr, target)
 
 
