@@ -1,8 +1,9 @@
-"""Small helpers that keep printed numbers identical on every CPU, so notebook cells show the claim, not the rounding.
+"""Printing numbers that are the same on every CPU, so notebook cells show the claim, not the rounding.
 
-Two things differ between CPU kernels (native against ATEN_CPU_CAPABILITY=default): the last bits of a float, which
-can turn a printed 0.000 into -0.000, and the order of two scores that are equal up to those bits, which can change
-a printed rank. `clean_round` removes the first, `exact_rank` refuses the second.
+Native kernels and the portable ones (ATEN_CPU_CAPABILITY=default) differ in the last bits of a float. That changes
+a printed number when the value sits next to a rounding edge, turns a tiny value into -0.0, or reorders two scores
+that are equal up to those bits (a printed rank). `clean_round` and `portable_format` handle the first two,
+`exact_rank` refuses the third.
 """
 from __future__ import annotations
 
@@ -31,3 +32,13 @@ def exact_rank(scores: torch.Tensor, index: int, margin: float = 5e-5, exact_bel
         raise ValueError(f"score {index} is within {gap:.1e} of another score (margin {margin:g}): "
                          "its rank could differ between CPUs; compare with a larger margin or another token")
     return rank
+
+
+def portable_format(x: float | torch.Tensor, digits: int, margin: float = 0.02) -> str:
+    """`x` with `digits` decimals, never "-0.00"; raises ValueError if `x` lies within `margin` of a last digit of a
+    rounding edge (there another CPU's last-bit difference could print a different digit)."""
+    x = float(x)
+    fraction = abs(x) * 10**digits % 1
+    if abs(fraction - 0.5) <= margin:
+        raise ValueError(f"{x!r} sits on a rounding edge at {digits} decimals: print it with another number of digits")
+    return f"{round(x, digits) + 0.0:.{digits}f}"
