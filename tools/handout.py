@@ -112,7 +112,7 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Han
     kept[".gitignore"] = (TEMPLATE / "gitignore").read_bytes()
     if classroom:
         kept[".github/workflows/classroom.yml"] = (REPO / "templates/github-classroom/classroom.yml").read_bytes()
-    kept[HANDOUT_MARKER] = (json.dumps({"built_from": commit, "left_out": sorted(left_out)}, indent=1)
+    kept[HANDOUT_MARKER] = (json.dumps({"built_from": commit, "left_out": _summary(left_out)}, indent=1)
                             + "\n").encode()
     _write(dest, kept)
 
@@ -124,6 +124,12 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Han
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Course hand-out"]):
             subprocess.run(["git", "-C", str(dest), *args], check=True)
     return Handout(dest, commit, sorted(kept), left_out)
+
+
+def _summary(left_out: dict[str, str]) -> list[str]:
+    """The left-out folders, then each other left-out file (never the mutants' names: they name the mistakes)."""
+    folders = sorted({prefix for prefix in LEFT_OUT_DIRS for rel in left_out if rel.startswith(prefix)})
+    return folders + sorted(rel for rel in left_out if not rel.startswith(tuple(LEFT_OUT_DIRS)))
 
 
 def _write(root: Path, files: dict[str, bytes]) -> None:
@@ -149,11 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No hand-out built: {exc}")
         return 2
     print(f"Wrote {handout.dest}: {len(handout.files)} files from commit {handout.commit[:12]}. Left out:")
-    groups: dict[str, list[str]] = {}
-    for rel, why in handout.left_out.items():
-        groups.setdefault(why, []).append(rel)
-    for why, rels in sorted(groups.items()):
-        print(f"  {rels[0] if len(rels) == 1 else f'{len(rels)} files ({rels[0]}, ...)'}: {why}")
+    for item in _summary(handout.left_out):
+        why = LEFT_OUT_DIRS.get(item) or handout.left_out[item]
+        print(f"  {item}: {why}")
     if changed:
         print(f"Not included: uncommitted changes to {len(changed)} file(s) ({', '.join(changed[:3])}"
               f"{', ...' if len(changed) > 3 else ''}); commit them and build again to include them.")
