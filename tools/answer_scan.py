@@ -6,9 +6,11 @@ A body is normalised before it is compared: the docstring, type annotations and 
 every name (variables, arguments, functions, modules) is replaced by its order of first appearance, so a copy
 with renamed variables, another docstring or other messages is still found. Attributes (`torch.softmax`,
 `.topk`) and keyword names (`dim=`) are kept: they are what the code does. A body is found when it appears as
-consecutive statements of any block (a function, a class, a loop, a notebook cell) of a `.py` file, of a string
-in it that is Python source (learner code written by a test), or of a notebook's code cell; a lambda counts as a
-one-statement body that returns its expression.
+consecutive statements of any block (a function, a class, a loop, a cell) of a `.py` file, of a string in it that
+is Python source (learner code written by a test), of a notebook's code cells, text outputs and Markdown code
+blocks, or of a Markdown file's code blocks; a lambda counts as a one-statement body returning its expression.
+Bodies of one operation (`return E[ids]`, fewer than MIN_NODES nodes) are not looked for: the chapters' prose
+names them.
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ import ast
 import copy
 import json
 import re
-import textwrap
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,18 +94,6 @@ def _key(statements: list[ast.stmt]) -> str:
     """The normalised form of consecutive statements (a fresh name order for each window)."""
     module = ast.Module(body=[copy.deepcopy(s) for s in statements], type_ignores=[])
     return ast.dump(_Canonical().visit(module))
-
-
-def _bodies(tree: ast.AST) -> list[tuple[list[ast.stmt], int]]:
-    """Every function's body (lambdas as `return expr`), with its first line."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = _without_docstring(node.body)
-            found.append((body, node.lineno))
-        elif isinstance(node, ast.Lambda):
-            found.append(([ast.Return(value=node.body)], node.lineno))
-    return found
 
 
 def _blocks(tree: ast.AST) -> list[list[ast.stmt]]:
