@@ -5,11 +5,12 @@
 DIR gets the files of the course's last commit (`git archive HEAD`: uncommitted edits, such as exercises a
 teacher solved in their own copy, never get in) without:
 - solutions/ and mutants/ (complete answers, and answers one named mistake away from complete),
-- the history (.git), the developer tools (tools/), the course's CI (.ci/) and the teachers' templates/,
+- the history (.git), the maintainer tools that read the answers (LEFT_OUT_FILES), the course's CI (.ci/) and
+  the teachers' templates/,
 - every test file that holds the body of an answer (found by tools/answer_scan.py; tests that only read the
   answers stay and skip there, because of the marker file below).
-It adds a student README.md (from templates/handout/README.md; the course's README becomes COURSE.md), the
-.gitignore for student work (templates/handout/gitignore) and HANDOUT_MARKER, which makes the tests that need
+It puts a section for students at the top of README.md (templates/handout/README.md; the course's README follows),
+the .gitignore for student work (templates/handout/gitignore) and HANDOUT_MARKER, which makes the tests that need
 the answers skip with that reason. `make test` (python course.py test) is the hand-out's test command, as in
 the course. Then it scans the whole hand-out and refuses (raises HandoutError) if any file holds a solution's
 body, or a mutant's body anywhere but in the judge's checks (which name mistakes by computing them).
@@ -38,9 +39,14 @@ HANDOUT_MARKER = ".course-handout"  # tests/answers.py reads the same name
 LEFT_OUT_DIRS = {
     "solutions/": "the reference solutions",
     "mutants/": "wrong answers, each one named mistake away from a solution",
-    "tools/": "developer tools (the hand-out builder, the answer scan)",
     ".ci/": "the course's own CI",
     "templates/": "teachers' templates",
+}
+LEFT_OUT_FILES = {  # maintainer tools that read the answers
+    "tools/mutants.py": "the mutant proof (reads mutants/ and solutions/)",
+    "tools/bench.py": "the class benchmark (builds students from solutions/ and mutants/)",
+    "tools/handout.py": "this builder (scans solutions/ and mutants/)",
+    "tools/answer_scan.py": "the answer scan (reads solutions/ and mutants/)",
 }
 TEMPLATE = REPO / "templates" / "handout"
 EXAMPLE = {"example_chapter": "04", "example_file": "exercises/ch04_sampling.py", "example_exercise": "top_p_filter"}
@@ -99,16 +105,16 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Han
         raise HandoutError(f"{dest} exists and is not an empty folder: choose a new folder for the hand-out.")
     commit, files = _committed_files()
     left_out = {rel: why for rel in files for prefix, why in LEFT_OUT_DIRS.items() if rel.startswith(prefix)}
+    left_out |= {rel: why for rel, why in LEFT_OUT_FILES.items() if rel in files}
     index = answer_index(REPO)
     tests = {rel: files[rel] for rel in files if rel.startswith("tests/") and rel not in left_out}
     for leak in leaks_in(tests, index):
         left_out.setdefault(leak.file.split("#")[0], f"holds the body of {leak.answer} (line {leak.line})")
     kept = {rel: data for rel, data in files.items() if rel not in left_out}
-    kept["COURSE.md"] = kept.pop("README.md")
     notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d_\w+\.ipynb", p))
-    readme = (TEMPLATE / "README.md").read_text(encoding="utf-8")
-    kept["README.md"] = readme.format(last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last",
-                                      **EXAMPLE).encode()
+    students = (TEMPLATE / "README.md").read_text(encoding="utf-8").format(
+        last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE)
+    kept["README.md"] = students.encode() + b"\n---\n\n" + kept["README.md"]  # then the course's own README
     kept[".gitignore"] = (TEMPLATE / "gitignore").read_bytes()
     if classroom:
         kept[".github/workflows/classroom.yml"] = (REPO / "templates/github-classroom/classroom.yml").read_bytes()
