@@ -1,6 +1,6 @@
 """Build the copy of the course a teacher gives to students: everything a student needs, no answer.
 
-    python tools/handout.py DIR [--git] [--classroom]
+    python judge.py handout DIR [--git] [--github-classroom]     (or: python tools/handout.py DIR ...)
 
 DIR gets the files of the course's last commit (`git archive HEAD`: uncommitted edits, such as exercises a
 teacher solved in their own copy, never get in) without:
@@ -15,7 +15,7 @@ the answers skip with that reason. `make test` (python course.py test) is the ha
 the course. Then it scans the whole hand-out and refuses (raises HandoutError) if any file holds a solution's
 body, or a mutant's body anywhere but in the judge's checks (which name mistakes by computing them).
 
---git makes DIR a fresh repository with one commit; --classroom adds templates/github-classroom/classroom.yml
+--git makes DIR a fresh repository with one commit; --github-classroom adds templates/github-classroom/classroom.yml
 as .github/workflows/classroom.yml (a GitHub Classroom template repository).
 """
 from __future__ import annotations
@@ -148,10 +148,10 @@ def _write(root: Path, files: dict[str, bytes]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python judge.py handout", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dest", type=Path, help="a new (or empty) folder for the hand-out")
     p.add_argument("--git", action="store_true", help="make it a fresh git repository with one commit")
-    p.add_argument("--classroom", action="store_true",
+    p.add_argument("--github-classroom", dest="classroom", action="store_true",
                    help="add the GitHub Classroom workflow as .github/workflows/classroom.yml")
     args = p.parse_args(argv)
     try:
