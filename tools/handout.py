@@ -111,10 +111,12 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Han
     for leak in leaks_in(tests, index):
         left_out.setdefault(leak.file.split("#")[0], f"holds the body of {leak.answer} (line {leak.line})")
     kept = {rel: data for rel, data in files.items() if rel not in left_out}
-    notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d_\w+\.ipynb", p))
+    notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d[a-z]?_\w+\.ipynb", p))
     students = (TEMPLATE / "README.md").read_text(encoding="utf-8").format(
-        last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE)
-    kept["README.md"] = students.encode() + b"\n---\n\n" + kept["README.md"]  # then the course's own README
+        last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE,
+        chinese=" (`notebooks/zh/` has them in Chinese: 中文版)" if any(p.startswith("notebooks/zh/") for p in kept)
+        else "")
+    kept["README.md"] = students.encode("utf-8") + b"\n---\n\n" + kept["README.md"]  # then the course's own README
     kept[".gitignore"] = (TEMPLATE / "gitignore").read_bytes()
     if classroom:
         kept[".github/workflows/classroom.yml"] = (REPO / "templates/github-classroom/classroom.yml").read_bytes()
