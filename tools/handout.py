@@ -67,7 +67,7 @@ class Handout:
 
 def is_check_module(rel: str) -> bool:
     """The judge's checks: they compute the named mistakes (so they hold mutant bodies) but never a solution."""
-    return rel.startswith("grading/checks/") or re.fullmatch(r"grading/ch\d\d_\w+\.py", rel) is not None
+    return rel.startswith("grading/checks/")
 
 
 def forbidden(leaks: list[Leak]) -> list[Leak]:
