@@ -142,7 +142,10 @@ def test_the_handouts_tests_run_there_and_say_why_they_skip(built):
     done = subprocess.run([sys.executable, "-m", "pytest", *(f"tests/{n}" for n in uses_answers), "-q", "-rs",
                            "-p", "no:cacheprovider"], cwd=built.dest, env=ENV, capture_output=True, text=True,
                           timeout=1200)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    # 5: pytest's "no tests collected", when every one of these modules skips as a whole
+    assert done.returncode in (0, 5) and "failed" not in last and "error" not in last, (
+        done.stdout[-4000:] + done.stderr[-2000:])
     skipped = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert skipped and all(HANDOUT_MARKER in line for line in skipped), done.stdout[-3000:]
 
