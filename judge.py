@@ -12,6 +12,7 @@
     python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
         --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
+    python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
 Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
 Exit code 0 only when everything graded passed.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress")
+COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
 
 
 def _titles(chapters) -> dict[str, str]:
@@ -106,6 +107,10 @@ def cmd_class(args) -> int:
 
 def cmd_check(args) -> int:
     """Every stub must fail its checks and every solution must pass them."""
+    if not (REPO / "solutions").is_dir() or not (REPO / "tools" / "mutants.py").is_file():
+        print("python judge.py check proves the course's solutions and mutants, and this copy has neither (a "
+              "students' hand-out). Grade your own work with: python judge.py")
+        return 2
     from grading.engine import scheduler
     from tools import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
 
@@ -222,7 +227,20 @@ def cmd_doctor(args) -> int:
     return 0 if print_doctor(extra=[doctor_check]) else 1
 
 
+def cmd_handout(argv: list[str]) -> int:
+    """Build the students' copy of the course (its own options: python judge.py handout --help)."""
+    if not (REPO / "tools" / "handout.py").is_file():
+        print("This copy is a students' hand-out: the hand-out builder is in the course repository.")
+        return 2
+    from tools.handout import main as handout_main
+
+    return handout_main(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["handout"]:
+        return cmd_handout(argv[1:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("words", nargs="*", help="a command (check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) "
                    "or a chapter/exercise")

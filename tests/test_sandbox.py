@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from answers import solution_source
 from grading import model
 from grading.engine import sandbox, scheduler
 
 REPO = Path(__file__).resolve().parent.parent
-SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")
+SOLUTION = solution_source("ch01_embeddings")  # every test here grades it; a hand-out has none: skip there
 NO_MODEL = "embedding_backward"  # a chapter 01 exercise whose cases do not load the course model
 BWRAP = sandbox.detect().is_os_level
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"no OS sandbox here: {sandbox.detect()}")
@@ -59,46 +60,135 @@ def attempt(expr: str) -> str:
     """)
 
 
-# ---------------------------------------------------------------- the tampering student of issue 13
+# ---------------------------------------------------------------- the tampering student of issue 13, attack by attack
+# Each layer alone and both together; the control shows the attacks work where nothing stops them.
+
+ATTACKS = {  # each tried on its own, so that one refusal hides none of the others
+    "write in /tmp": "open({tmp!r}, 'w').write('pwned')",
+    "write in the home folder": "open({home!r}, 'w').write('pwned')",
+    "connect to the teacher's machine": "socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'pwned')",
+    "overwrite another student's file": "open({victim!r}, 'w').write('def embedding_backward(*a):\\n    return None\\n')",
+}
+
+
+class Tampering:
+    """A class folder with a victim, targets on the teacher's machine, and the attacker's code that aims at them."""
+
+    def __init__(self, tmp_path: Path):
+        self.klass = tmp_path / "class"
+        self.victim = student(self.klass / "victim", "")
+        self.victim_file = self.victim / "ch01_embeddings.py"
+        self.before = self.victim_file.read_bytes()
+        tag = f"{os.getpid()}-{tmp_path.name}"
+        self.tmp_marker = Path("/tmp") / f"judge-pwned-{tag}"
+        self.home_marker = Path.home() / f".judge-pwned-{tag}"
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(5)
+        self.listener.setblocking(False)
+
+    def code(self) -> str:
+        """Every attack in its own try; the outcomes are raised at the end, so the attacker never passes."""
+        targets = dict(tmp=str(self.tmp_marker), home=str(self.home_marker), victim=str(self.victim_file),
+                       port=self.listener.getsockname()[1])
+        lines = ["import socket", "_outcomes = []"]
+        for name, statement in ATTACKS.items():
+            lines += ["try:", f"    {statement.format(**targets)}", f"    _outcomes.append({name!r} + ': done')",
+                      "except BaseException as e:", f"    _outcomes.append({name!r} + f': {{type(e).__name__}}: {{e}}')"]
+        lines.append("raise RuntimeError('ATTACKS<' + ' | '.join(_outcomes) + '>ATTACKS')")
+        return "\n".join(lines) + "\n"
+
+    def harm(self) -> list[str]:
+        """The attacks that reached the teacher's machine (and the clean-up of what they left)."""
+        harm = []
+        for name, marker in (("write in /tmp", self.tmp_marker), ("write in the home folder", self.home_marker)):
+            if marker.exists():
+                harm.append(name)
+                marker.unlink()
+        try:
+            self.listener.accept()[0].close()
+            harm.append("connect to the teacher's machine")
+        except BlockingIOError:
+            pass
+        finally:
+            self.listener.close()
+        if self.victim_file.read_bytes() != self.before:
+            harm.append("overwrite another student's file")
+        return harm
+
+
+def outcomes(result) -> dict[str, str]:
+    """What each attack met inside the sandbox, from the attacker's error message."""
+    found = re.findall(r"ATTACKS<(.*?)>ATTACKS", result.cases[0].message, re.S)
+    assert found, result.cases[0].message
+    return dict(item.split(": ", 1) for item in found[-1].split(" | "))
+
+
+def test_the_tampering_attacks_work_where_nothing_stops_them(tmp_path):
+    """The control: run as plain Python, each attack reaches its target, so the tests below can fail."""
+    scene = Tampering(tmp_path)
+    done = subprocess.run([sys.executable, "-c", scene.code()], capture_output=True, text=True, timeout=60)
+    assert "ATTACKS<" in done.stderr, done.stderr
+    assert scene.harm() == list(ATTACKS), done.stderr
+
 
 def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
-    klass = tmp_path / "class"
-    victim = student(klass / "victim", "")
-    victim_file = victim / "ch01_embeddings.py"
-    before = victim_file.read_bytes()
-    home_marker = Path.home() / f".judge-pwned-{os.getpid()}"
-    tmp_marker = Path("/tmp") / f"judge-pwned-{os.getpid()}"
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(5)
-    listener.settimeout(0.2)
-    port = listener.getsockname()[1]
-    student(klass / "attacker", f"""
-        import os, socket
-        open({str(tmp_marker)!r}, "w").write("pwned")
-        open({str(home_marker)!r}, "w").write("pwned")
-        socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"pwned")
-        open({str(victim_file)!r}, "w").write("def embedding_backward(*a):\\n    return None\\n")
-    """)
-    # the attacker goes first (sorted), as in the issue
-    results = scheduler.grade_many([klass / "attacker" / "exercises", victim], NO_MODEL, blocked_extra=[klass])
-    attacker, victim_result = results[0][0], results[1][0]
-    connected = []
-    try:
-        connected.append(listener.accept())
-    except (socket.timeout, BlockingIOError):
-        pass
-    finally:
-        listener.close()
-    assert victim_file.read_bytes() == before, "the victim's submission was changed on disk"
+    """Both layers (bubblewrap where it runs, and the audit hooks), through the judge, attacker graded first."""
+    scene = Tampering(tmp_path)
+    attacker = student(scene.klass / "attacker", scene.code())
+    results = scheduler.grade_many([attacker, scene.victim], NO_MODEL, blocked_extra=[scene.klass])
+    attacker_result, victim_result = results[0][0], results[1][0]
+    assert scene.harm() == []
+    seen = outcomes(attacker_result)
+    assert set(seen) == set(ATTACKS), seen
+    assert not [name for name, what in seen.items() if what == "done" and name != "write in /tmp"], seen
     assert victim_result.status == model.PASSED
-    assert not tmp_marker.exists() and not home_marker.exists()
-    assert not connected, "the attacker reached a listener on the teacher's machine"
-    assert attacker.status == model.ERROR
-    msg = attacker.cases[0].message
-    assert "Importing ch01_embeddings.py failed" in msg
-    assert any(w in msg for w in ("not allowed", "Read-only", "No such file", "Network", "unreachable"))
-    assert attacker.isolation == victim_result.isolation == sandbox.detect().name
+    assert attacker_result.status == model.ERROR and "Importing ch01_embeddings.py failed" in attacker_result.cases[0].message
+    assert attacker_result.isolation == victim_result.isolation == sandbox.detect().name
+
+
+@needs_bwrap
+def test_bubblewrap_alone_contains_every_attack(tmp_path):
+    """The attacker's code in the judge's bubblewrap command line, without the audit hooks."""
+    scene = Tampering(tmp_path)
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": str(REPO)}
+    done = subprocess.run(sandbox.bwrap_command([sys.executable, "-c", scene.code()], env=env),
+                          capture_output=True, text=True, timeout=120)
+    assert "ATTACKS<" in done.stderr, done.stderr
+    assert scene.harm() == [], done.stderr
+
+
+def test_the_audit_hooks_alone_refuse_every_attack(tmp_path, monkeypatch):
+    """GRADING_SANDBOX=none: the hooks are the only layer; each attack is refused by them, not by the OS."""
+    monkeypatch.setenv("GRADING_SANDBOX", "none")
+    sandbox.detect.cache_clear()
+    try:
+        scene = Tampering(tmp_path)
+        attacker = student(scene.klass / "attacker", scene.code())
+        result = scheduler.grade_many([attacker], NO_MODEL, blocked_extra=[scene.klass])[0][0]
+        assert scene.harm() == []
+        seen = outcomes(result)
+        assert set(seen) == set(ATTACKS) and all(what.startswith("Refused: ") for what in seen.values()), seen
+        assert result.isolation == sandbox.AUDIT
+    finally:
+        sandbox.detect.cache_clear()
+
+
+@needs_bwrap
+def test_dev_is_read_only_and_dev_shm_is_bounded_inside_bubblewrap(tmp_path):
+    """/dev and /dev/shm are memory: native code (torch.save given a path) writes there past the hooks, so
+    bubblewrap itself must bound them: /dev read-only, /dev/shm a small tmpfs of its own."""
+    mb = sandbox.DEV_SHM_MB + 16
+    script = textwrap.dedent(f"""
+        for d in /dev /dev/shm; do
+          dd if=/dev/zero of=$d/fill bs=1M count={mb} 2>/dev/null
+          echo $(( $(stat -c %s $d/fill 2>/dev/null || echo 0) / 1048576 ))
+        done
+        echo x > /dev/null && echo null-writable
+    """)
+    done = subprocess.run(sandbox.bwrap_command(["/bin/sh", "-c", script], python=False), capture_output=True,
+                          text=True, timeout=120)
+    assert done.stdout.split() == ["0", str(sandbox.DEV_SHM_MB), "null-writable"], done.stdout + done.stderr
 
 
 # ---------------------------------------------------------------- what learner code can see and change

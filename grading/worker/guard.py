@@ -1,14 +1,14 @@
 """Audit-hook guards installed in the learner's process just before its code is imported.
 
-Always on (inside bubblewrap too): no new processes (subprocess, os.system, exec*, fork, posix_spawn),
+Inside bubblewrap and without it alike: no new processes (subprocess, os.system, exec*, fork, posix_spawn),
 at most MAX_THREADS Python threads, no signals to other processes, no changing resource limits,
 no loading native code or symbols through ctypes, no compiled modules but the installed ones, no walking
 the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
-no swapping a function's code.
-Without bubblewrap (`strict_files=True`) they also refuse: writing, deleting, renaming or linking any
-file outside the scratch folder, creating more than MAX_CREATED files, folders or links in it, opening
-sockets, and reading anything under the blocked folders. Files that native code opens itself (torch.save or
-safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
+no swapping a function's code, no writing, deleting, renaming or linking any file outside the scratch folder,
+no more than MAX_CREATED files, folders or links created in it, no sockets, no reading anything under the
+blocked folders. Inside bubblewrap most of these cannot do harm anyway; the hooks refuse them there too, so a
+gap in one layer is not a gap in both. Files that native code opens itself (torch.save or safetensors given a
+path name) are not seen by any hook: only bubblewrap confines those.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 """
@@ -86,7 +86,7 @@ def _installed_roots() -> list[str]:
     return sorted({os.path.realpath(r) for r in roots if r})
 
 
-def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
+def install(scratch: str, blocked: list[str]) -> None:
     """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
     scratch = os.path.realpath(scratch)
     roots = [os.path.realpath(b) for b in blocked]
@@ -104,7 +104,7 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
         pass
 
     installed = _installed_roots()
-    created = [0]  # files, folders and links created in the scratch folder (fallback only)
+    created = [0]  # files, folders and links created in the scratch folder
 
     def create(what: str) -> None:
         created[0] += 1
@@ -122,7 +122,7 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
                                              for q in (os.path.abspath(f), os.path.realpath(f))):
                 raise Refused(f"Loading the compiled module {f!r} is not allowed while grading: only the "
                               "installed packages (torch, numpy, ...) may load native code.")
-        if strict_files and event == "import" and args and str(args[0]).split(".")[0] in FILE_WRITING_MODULES:
+        if event == "import" and args and str(args[0]).split(".")[0] in FILE_WRITING_MODULES:
             raise Refused(f"Importing {args[0]} (it writes files the guards cannot see) is not allowed while grading.")
         if event in SIGNALS and args and args[0] not in (me, 0):
             raise Refused("Sending signals to other processes is not allowed while grading.")
@@ -144,26 +144,26 @@ def install(scratch: str, blocked: list[str], strict_files: bool) -> None:
             if any(_inside(p, r) for r in roots):
                 raise Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
                               "another student.")
-            if strict_files and event == "open" and not _inside(p, scratch):
+            if event == "open" and not _inside(p, scratch):
                 if _opens_for_writing(args) and not p.startswith("/dev/null"):
                     raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
                                   f"{scratch} is writable.")
-            if strict_files and event == "open" and _inside(p, scratch) and not os.path.lexists(p):
+            if event == "open" and _inside(p, scratch) and not os.path.lexists(p):
                 if _opens_for_writing(args):
                     create(f"opening {os.path.basename(p)} to write")
-        if strict_files and event in FILE_CHANGES:
+        if event in FILE_CHANGES:
             paths = [q for q in (_path(a) for a in args[:2]) if q]
             if any(not _inside(q, scratch) for q in paths):
                 raise Refused(f"{event} outside the scratch folder is not allowed while grading.")
             if event in CREATING:
                 create(event)  # every one counts: renaming a folder away does not free its names
-        if strict_files and event == "sqlite3.connect" and args:
+        if event == "sqlite3.connect" and args:
             db = _path(args[0])
             if db is not None and os.fsdecode(args[0]) not in ("", ":memory:"):
                 if not _inside(db, scratch):
                     raise Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
                 create("sqlite3.connect")
-        if strict_files and event in SOCKETS:
+        if event in SOCKETS:
             raise Refused("Network access is not allowed while grading.")
 
     sys.addaudithook(hook)

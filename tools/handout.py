@@ -1,0 +1,177 @@
+"""Build the copy of the course a teacher gives to students: everything a student needs, no answer.
+
+    python judge.py handout DIR [--git] [--github-classroom]     (or: python tools/handout.py DIR ...)
+
+DIR gets the files of the course's last commit (`git archive HEAD`: uncommitted edits, such as exercises a
+teacher solved in their own copy, never get in) without:
+- solutions/ and mutants/ (complete answers, and answers one named mistake away from complete),
+- the history (.git), the maintainer tools that read the answers (LEFT_OUT_FILES), the course's CI (.ci/) and
+  the teachers' templates/,
+- every test file that holds the body of an answer (found by tools/answer_scan.py; tests that only read the
+  answers stay and skip there, because of the marker file below).
+It puts a section for students at the top of README.md (templates/handout/README.md; the course's README follows),
+the .gitignore for student work (templates/handout/gitignore) and HANDOUT_MARKER, which makes the tests that need
+the answers skip with that reason. `make test` (python course.py test) is the hand-out's test command, as in
+the course. Then it scans the whole hand-out and refuses (raises HandoutError) if any file holds a solution's
+body, or a mutant's body anywhere but in the judge's checks (which name mistakes by computing them).
+
+--git makes DIR a fresh repository with one commit; --github-classroom adds templates/github-classroom/classroom.yml
+as .github/workflows/classroom.yml (a GitHub Classroom template repository).
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from answer_scan import Leak, answer_index, find_leaks, leaks_in  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+HANDOUT_MARKER = ".course-handout"  # tests/answers.py reads the same name
+LEFT_OUT_DIRS = {
+    "solutions/": "the reference solutions",
+    "mutants/": "wrong answers, each one named mistake away from a solution",
+    ".ci/": "the course's own CI",
+    "templates/": "teachers' templates",
+}
+LEFT_OUT_FILES = {  # maintainer tools that read the answers
+    "tools/mutants.py": "the mutant proof (reads mutants/ and solutions/)",
+    "tools/bench.py": "the class benchmark (builds students from solutions/ and mutants/)",
+    "tools/handout.py": "this builder (scans solutions/ and mutants/)",
+    "tools/answer_scan.py": "the answer scan (reads solutions/ and mutants/)",
+}
+TEMPLATE = REPO / "templates" / "handout"
+EXAMPLE = {"example_chapter": "04", "example_file": "exercises/ch04_sampling.py", "example_exercise": "top_p_filter"}
+
+
+class HandoutError(Exception):
+    """The hand-out cannot be built, or would give an answer away."""
+
+
+@dataclass
+class Handout:
+    """What build_handout wrote."""
+    dest: Path
+    commit: str
+    files: list[str]                                         # relative paths written
+    left_out: dict[str, str] = field(default_factory=dict)   # relative path -> why
+
+
+def is_check_module(rel: str) -> bool:
+    """The judge's checks: they compute the named mistakes (so they hold mutant bodies) but never a solution."""
+    return rel.startswith("grading/checks/")
+
+
+def forbidden(leaks: list[Leak]) -> list[Leak]:
+    """The leaks a hand-out must not have: any solution body; a mutant body outside the judge's checks."""
+    return [leak for leak in leaks
+            if not (leak.answer.startswith("mutants/") and is_check_module(leak.file.split("#")[0]))]
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, check=True)
+    except FileNotFoundError:
+        raise HandoutError("git is not installed: the hand-out is built from a git clone of the course.") from None
+    except subprocess.CalledProcessError as exc:
+        raise HandoutError(f"git {' '.join(args)} failed in {REPO}: {exc.stderr.decode(errors='replace').strip()}. "
+                           "Build the hand-out from a git clone of the course (a ZIP download has no commit).") from None
+
+
+def _committed_files() -> tuple[str, dict[str, bytes]]:
+    """The last commit's id and its files (path -> bytes)."""
+    commit = _git("rev-parse", "HEAD").stdout.decode().strip()
+    archive = tarfile.open(fileobj=io.BytesIO(_git("archive", "--format=tar", commit).stdout))
+    return commit, {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+
+
+def _uncommitted() -> list[str]:
+    out = _git("status", "--porcelain", "--untracked-files=no").stdout.decode()
+    return [line[3:] for line in out.splitlines() if line.strip()]
+
+
+def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Handout:
+    """Write the students' copy of the course into dest (a new or empty folder); see the module docstring."""
+    dest = Path(dest).resolve()
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise HandoutError(f"{dest} exists and is not an empty folder: choose a new folder for the hand-out.")
+    commit, files = _committed_files()
+    left_out = {rel: why for rel in files for prefix, why in LEFT_OUT_DIRS.items() if rel.startswith(prefix)}
+    left_out |= {rel: why for rel, why in LEFT_OUT_FILES.items() if rel in files}
+    index = answer_index(REPO)
+    tests = {rel: files[rel] for rel in files if rel.startswith("tests/") and rel not in left_out}
+    for leak in leaks_in(tests, index):
+        left_out.setdefault(leak.file.split("#")[0], f"holds the body of {leak.answer} (line {leak.line})")
+    kept = {rel: data for rel, data in files.items() if rel not in left_out}
+    notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d[a-z]?_\w+\.ipynb", p))
+    students = (TEMPLATE / "README.md").read_text(encoding="utf-8").format(
+        last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE,
+        chinese=" (`notebooks/zh/` has them in Chinese: 中文版)" if any(p.startswith("notebooks/zh/") for p in kept)
+        else "")
+    kept["README.md"] = students.encode("utf-8") + b"\n---\n\n" + kept["README.md"]  # then the course's own README
+    kept[".gitignore"] = (TEMPLATE / "gitignore").read_bytes()
+    if classroom:
+        kept[".github/workflows/classroom.yml"] = (REPO / "templates/github-classroom/classroom.yml").read_bytes()
+    kept[HANDOUT_MARKER] = (json.dumps({"built_from": commit, "left_out": _summary(left_out)}, indent=1)
+                            + "\n").encode()
+    _write(dest, kept)
+
+    leaks = forbidden(find_leaks(dest, index))
+    if leaks:
+        raise HandoutError(f"the hand-out in {dest} would give answers away; fix these files (a notebook or a "
+                           "helper must never hold an answer's body):\n  " + "\n  ".join(map(str, leaks)))
+    if git:
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Course hand-out"]):
+            subprocess.run(["git", "-C", str(dest), *args], check=True)
+    return Handout(dest, commit, sorted(kept), left_out)
+
+
+def _summary(left_out: dict[str, str]) -> list[str]:
+    """The left-out folders, then each other left-out file (never the mutants' names: they name the mistakes)."""
+    folders = sorted({prefix for prefix in LEFT_OUT_DIRS for rel in left_out if rel.startswith(prefix)})
+    return folders + sorted(rel for rel in left_out if not rel.startswith(tuple(LEFT_OUT_DIRS)))
+
+
+def _write(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    if "judge.py" in files:
+        (root / "judge.py").chmod(0o755)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python judge.py handout", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dest", type=Path, help="a new (or empty) folder for the hand-out")
+    p.add_argument("--git", action="store_true", help="make it a fresh git repository with one commit")
+    p.add_argument("--github-classroom", dest="classroom", action="store_true",
+                   help="add the GitHub Classroom workflow as .github/workflows/classroom.yml")
+    args = p.parse_args(argv)
+    try:
+        changed = _uncommitted()
+        handout = build_handout(args.dest, git=args.git, classroom=args.classroom)
+    except HandoutError as exc:
+        print(f"No hand-out built: {exc}")
+        return 2
+    print(f"Wrote {handout.dest}: {len(handout.files)} files from commit {handout.commit[:12]}. Left out:")
+    for item in _summary(handout.left_out):
+        why = LEFT_OUT_DIRS.get(item) or handout.left_out[item]
+        print(f"  {item}: {why}")
+    if changed:
+        print(f"Not included: uncommitted changes to {len(changed)} file(s) ({', '.join(changed[:3])}"
+              f"{', ...' if len(changed) > 3 else ''}); commit them and build again to include them.")
+    print("Students start with README.md; `make test` there checks their set-up.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
