@@ -37,3 +37,9 @@ def assert_ranks_portable(scores: torch.Tensor, index: int, min_gap: float = 1e-
     if worst <= min_gap:
         raise AssertionError(f"a rank could flip between CPUs: a token's score is {worst:.1e} from token {index}'s "
                              f"(needs more than {min_gap:.0e})")
+
+
+def rank_band(rank: int, vocab_size: int) -> str:
+    """A rank as a band ("1st", "top 5", "top 30", "top 100", "top V"): the fitted lens's exact ranks below the top
+    move with the last bits of the fit, its bands do not."""
+    return "1st" if rank == 0 else next(f"top {b}" for b in (5, 30, 100, vocab_size) if rank < b)

@@ -28,3 +28,10 @@ def test_assert_ranks_portable_fails_only_near_a_tie():
     assert_ranks_portable(scores[0], 1, min_gap=0.1)
     with pytest.raises(AssertionError, match="could flip"):
         assert_ranks_portable(scores, 1, min_gap=1e-4)
+
+
+def test_rank_band_names_the_band_a_rank_falls_in():
+    from lesson_utils.lens_demo import rank_band
+
+    assert [rank_band(r, 49152) for r in (0, 1, 4, 5, 29, 30, 99, 100, 49151)] == [
+        "1st", "top 5", "top 5", "top 30", "top 30", "top 100", "top 100", "top 49152", "top 49152"]
