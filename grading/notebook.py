@@ -21,6 +21,9 @@ from .reports.console import progress_lines
 REPO = Path(__file__).resolve().parent.parent
 _checker: Checker | None = None  # inputs and verdicts, built once per session
 _lock = threading.Lock()
+# Feedback wraps at the notebook's width (a laptop's 1,100 px window): no line, not even a long unbroken one,
+# hides behind a horizontal scrollbar (tests/test_check_html.py renders it in headless Chromium).
+PRE = "<pre style='white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;max-width:100%'>"
 
 
 @dataclass
@@ -70,14 +73,14 @@ class CheckResult:
             colour = "#2a2" if r.passed else ("#888" if r.status == NOT_ATTEMPTED else "#c22")
             rows.append(f"<tr><td>{r.chapter}</td><td><code>{html.escape(r.name)}</code></td>"
                         f"<td style='color:{colour}'>{html.escape(r.status)}</td><td>{marks}</td></tr>")
-        out = ["<table><tr><th>ch</th><th>exercise</th><th>status</th><th>cases</th></tr>", *rows, "</table>"]
+        out = ["<table style='max-width:100%'><tr><th>ch</th><th>exercise</th><th>status</th><th>cases</th></tr>", *rows, "</table>"]
         first = self._first_failure()
         if first:
             r, c = first
             out.append(f"<p><b>First failure</b>: <code>{html.escape(r.name)}</code>, case "
-                       f"<i>{html.escape(c.name)}</i></p><pre>{html.escape(c.message)}</pre>")
+                       f"<i>{html.escape(c.name)}</i></p>{PRE}{html.escape(c.message)}</pre>")
         if self.target is None:
-            out.append("<pre>" + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
+            out.append(PRE + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
         done = sum(r.passed for r in self.results)
         out.append(f"<p>{done}/{len(self.results)} passed in {self.seconds:.1f} s "
                    f"(isolation: {html.escape(self.isolation)})</p>")
