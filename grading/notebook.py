@@ -17,6 +17,7 @@ from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult
 from .reports.console import progress_lines
+from .reports.messages import MISTAKE_MARK, case_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 _checker: Checker | None = None  # inputs and verdicts, built once per session
@@ -47,6 +48,15 @@ class CheckResult:
                     return r, c
         return None
 
+    def _named_elsewhere(self, first: tuple[ExerciseResult, CaseResult]) -> str:
+        """When the first failure names no mistake (its input cannot tell the possible causes apart), the mistake
+        a later failing case of the same exercise names, as one more line; else ''."""
+        r, c = first
+        if case_mistake(c):
+            return ""
+        other = next((o for o in r.cases if not o.passed and case_mistake(o)), None)
+        return f"\n{MISTAKE_MARK} {case_mistake(other)} (case '{other.name}' tells it apart)" if other else ""
+
     def _left(self) -> list[str]:
         return [r.name for r in self.results if not r.passed]
 
@@ -58,7 +68,8 @@ class CheckResult:
         first = self._first_failure()
         if first:
             r, c = first
-            lines.append(f"\nFirst failure: {r.name}, case '{c.name}':\n  " + c.message.replace("\n", "\n  "))
+            message = c.message + self._named_elsewhere(first)
+            lines.append(f"\nFirst failure: {r.name}, case '{c.name}':\n  " + message.replace("\n", "\n  "))
         if self.target is None:
             lines.append("\n" + "\n".join(progress_lines(self.results, self.chapters)))
         done = sum(r.passed for r in self.results)
@@ -78,7 +89,7 @@ class CheckResult:
         if first:
             r, c = first
             out.append(f"<p><b>First failure</b>: <code>{html.escape(r.name)}</code>, case "
-                       f"<i>{html.escape(c.name)}</i></p>{PRE}{html.escape(c.message)}</pre>")
+                       f"<i>{html.escape(c.name)}</i></p>{PRE}{html.escape(c.message + self._named_elsewhere(first))}</pre>")
         if self.target is None:
             out.append(PRE + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
         done = sum(r.passed for r in self.results)
