@@ -17,10 +17,14 @@ from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult
 from .reports.console import progress_lines
+from .reports.messages import MISTAKE_MARK, case_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 _checker: Checker | None = None  # inputs and verdicts, built once per session
 _lock = threading.Lock()
+# Feedback wraps at the notebook's width (a laptop's 1,100 px window): no line, not even a long unbroken one,
+# hides behind a horizontal scrollbar (tests/test_check_html.py renders it in headless Chromium).
+PRE = "<pre style='white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;max-width:100%'>"
 
 
 @dataclass
@@ -44,6 +48,15 @@ class CheckResult:
                     return r, c
         return None
 
+    def _named_elsewhere(self, first: tuple[ExerciseResult, CaseResult]) -> str:
+        """When the first failure names no mistake (its input cannot tell the possible causes apart), the mistake
+        a later failing case of the same exercise names, as one more line; else ''."""
+        r, c = first
+        if case_mistake(c):
+            return ""
+        other = next((o for o in r.cases if not o.passed and case_mistake(o)), None)
+        return f"\n{MISTAKE_MARK} {case_mistake(other)} (case '{other.name}' tells it apart)" if other else ""
+
     def _left(self) -> list[str]:
         return [r.name for r in self.results if not r.passed]
 
@@ -55,7 +68,8 @@ class CheckResult:
         first = self._first_failure()
         if first:
             r, c = first
-            lines.append(f"\nFirst failure: {r.name}, case '{c.name}':\n  " + c.message.replace("\n", "\n  "))
+            message = c.message + self._named_elsewhere(first)
+            lines.append(f"\nFirst failure: {r.name}, case '{c.name}':\n  " + message.replace("\n", "\n  "))
         if self.target is None:
             lines.append("\n" + "\n".join(progress_lines(self.results, self.chapters)))
         done = sum(r.passed for r in self.results)
@@ -70,14 +84,14 @@ class CheckResult:
             colour = "#2a2" if r.passed else ("#888" if r.status == NOT_ATTEMPTED else "#c22")
             rows.append(f"<tr><td>{r.chapter}</td><td><code>{html.escape(r.name)}</code></td>"
                         f"<td style='color:{colour}'>{html.escape(r.status)}</td><td>{marks}</td></tr>")
-        out = ["<table><tr><th>ch</th><th>exercise</th><th>status</th><th>cases</th></tr>", *rows, "</table>"]
+        out = ["<table style='max-width:100%'><tr><th>ch</th><th>exercise</th><th>status</th><th>cases</th></tr>", *rows, "</table>"]
         first = self._first_failure()
         if first:
             r, c = first
             out.append(f"<p><b>First failure</b>: <code>{html.escape(r.name)}</code>, case "
-                       f"<i>{html.escape(c.name)}</i></p><pre>{html.escape(c.message)}</pre>")
+                       f"<i>{html.escape(c.name)}</i></p>{PRE}{html.escape(c.message + self._named_elsewhere(first))}</pre>")
         if self.target is None:
-            out.append("<pre>" + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
+            out.append(PRE + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
         done = sum(r.passed for r in self.results)
         out.append(f"<p>{done}/{len(self.results)} passed in {self.seconds:.1f} s "
                    f"(isolation: {html.escape(self.isolation)})</p>")

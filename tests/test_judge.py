@@ -255,7 +255,7 @@ def test_reading_solutions_through_another_program_is_refused(tmp_path):
     assert r.status == model.ERROR and "not allowed" in r.cases[0].message
 
 
-def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
+def test_changing_inputs_in_place_is_named_and_does_not_leak_into_later_cases(tmp_path):
     folder = student(tmp_path, """
         def lookup(E, ids):
             rows = E[ids].clone()
@@ -263,7 +263,9 @@ def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
             return rows
     """)
     results = scheduler.grade(folder, "01")
-    assert result(results, "lookup").status == model.PASSED
+    lookup = result(results, "lookup")
+    assert lookup.status == model.WRONG  # right rows, but the caller's table changed (issue 27)
+    assert "changed `E` in place" in lookup.cases[0].message
     assert result(results, "lookup_onehot").status == model.PASSED  # still sees the real table
 
 

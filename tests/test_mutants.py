@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grading import catalog
+from grading import catalog, model
 from tools import mutants
 
 REPO = Path(__file__).resolve().parent.parent
@@ -117,3 +117,35 @@ def test_end_to_end_a_surviving_mutant_is_reported(tmp_path):
     assert not by_slug["actually_right"].ok and "PASSES" in by_slug["actually_right"].problem
     assert not by_slug["wrong_expect"].ok and "no judge says this" in by_slug["wrong_expect"].problem
     assert len(mutants.problems(results)) == 2
+
+
+def _judged(name: str, expect: str | None, named: str, ok: bool = True) -> mutants.MutantResult:
+    m = mutants.Mutant("ch07_head_at_scale", "shard_range", "a mistake", expect, Path(f"shard_range__{name}.py"))
+    return mutants.MutantResult(m, model.WRONG, ok, "", named)
+
+
+def test_a_mutant_told_another_mutants_mistake_is_reported():
+    results = [_judged("ceil", "padded layout", "each rank got ceil(V / world) rows (Megatron's padded layout)"),
+               _judged("le", "rank < V % world", "each rank got ceil(V / world) rows (Megatron's padded layout)"),
+               _judged("same", "padded layout", "each rank got ceil(V / world) rows (Megatron's padded layout)"),
+               _judged("unnamed", None, "")]
+    mutants.cross_check(results)
+    assert [r.ok for r in results] == [True, False, True, True]  # a shared EXPECT is a shared observable
+    assert "names another mutant's mistake: 'padded layout'" in results[1].problem
+
+
+def test_a_mistake_is_named_only_when_the_evidence_singles_it_out():
+    import torch
+
+    from grading.checks.compare import POSSIBLE_MARK, named_mistake
+
+    got, right = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0])
+    one = [("A", got.clone()), ("B", torch.tensor([0.0, 0.0]))]
+    assert "Likely mistake: A" in named_mistake(got, one, expected=right)
+    two = [("A", got.clone()), ("B", got.clone())]
+    both = named_mistake(got, two, expected=right)
+    assert POSSIBLE_MARK in both and "Likely mistake" not in both and "A" in both and "B" in both
+    harmless = [("A", right.clone()), ("B", got.clone())]  # A gives the right answer here: it explains nothing
+    assert named_mistake(got, harmless, expected=right).endswith("Likely mistake: B")
+    nan = torch.tensor([float("nan")] * 2)
+    assert "Likely mistake" not in named_mistake(nan, [("A", nan.clone())], expected=right)  # NaN everywhere: weak

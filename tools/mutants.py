@@ -52,6 +52,7 @@ class MutantResult:
     status: str
     ok: bool
     problem: str = ""
+    named: str = ""  # the mistakes the judge NAMED for it ("Likely mistake: ..." lines), one per line
 
 
 class MutantFormatError(ValueError):
@@ -135,6 +136,9 @@ def rounds(mutants: list[Mutant]) -> list[dict[str, list[Mutant]]]:
     return out
 
 
+MISTAKE_MARK = "Likely mistake:"  # how a check names a mistake (grading.compare.named_mistake)
+
+
 def judge_mutant(m: Mutant, result) -> MutantResult:
     """Whether the judge's result for the mutant's exercise proves the mutant wrong (and names it)."""
     if result is None:
@@ -144,12 +148,30 @@ def judge_mutant(m: Mutant, result) -> MutantResult:
     if result.status == model.NOT_ATTEMPTED:
         return MutantResult(m, result.status, False, "the mutant counts as not attempted (NotImplementedError?)")
     messages = "\n".join(c.message for c in result.cases if not c.passed) + "\n" + result.message
+    named = "\n".join(seg.split("\n", 1)[0].strip() for seg in messages.split(MISTAKE_MARK)[1:])
     if m.expect is not None and m.expect not in messages:
         first = next((c for c in result.cases if not c.passed), None)
         shown = f"{first.name}: {first.message}" if first else result.message
         return MutantResult(m, result.status, False, f"fails, but no message contains {m.expect!r}; first failure: "
-                                                     f"{shown[:600]}")
-    return MutantResult(m, result.status, True)
+                                                     f"{shown[:600]}", named)
+    return MutantResult(m, result.status, True, "", named)
+
+
+def cross_check(results: list[MutantResult]) -> list[MutantResult]:
+    """Mark every mutant whose NAMED mistakes carry another mutant's EXPECT (same exercise): the judge told it
+    a mistake it did not make. Possible-cause lists are not names and are not checked."""
+    by_exercise: dict[tuple[str, str], list[MutantResult]] = {}
+    for r in results:
+        by_exercise.setdefault((r.mutant.chapter_module, r.mutant.exercise), []).append(r)
+    for group in by_exercise.values():
+        for r in group:
+            wrong = [o.mutant for o in group if o is not r and o.mutant.expect and o.mutant.expect != r.mutant.expect
+                     and o.mutant.expect in r.named]
+            if wrong and r.ok:
+                r.ok = False
+                r.problem = (f"its message names another mutant's mistake: {wrong[0].expect!r} "
+                             f"({wrong[0].path.name}); named: {r.named[:300]!r}")
+    return results
 
 
 def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = False,
@@ -208,7 +230,11 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
                     if verbose:
                         mark = "ok " if res.ok else "BAD"
                         print(f"  [{mark}] {m.label:<62} {res.status}{'  ' + res.problem if res.problem else ''}")
+        cross_check(results)
         if verbose:
+            for res in results:
+                if not res.ok and res.problem.startswith("its message names"):
+                    print(f"  [BAD] {res.mutant.label:<62} {res.problem}")
             print(f"  {len(results)} mutants in {len(plans)} rounds graded in {time.perf_counter() - start:.1f} s",
                   flush=True)
     return results, notes

@@ -8,6 +8,7 @@ from .build import cases
 from .compare import CheckFailed, expect_equal, expect_tensor
 from .fixtures import course_embedding, course_ids, random_ids, random_table
 from ..model import Case, Chapter, Exercise, Question
+from .unchanged import leave_inputs_unchanged
 
 # ---------------------------------------------------------------- inputs
 
@@ -196,7 +197,7 @@ def _check_autograd(out, inputs):
     ])
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="01",
     module="ch01_embeddings",
     title="Embedding lookup",
@@ -265,4 +266,4 @@ CHAPTER = Chapter(
                  "c938c65457850e4cf41e",
                  "Reread 'Backward: scatter-add' in notebook 01b: each position adds its gradient into its own row."),
     ],
-)
+))

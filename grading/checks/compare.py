@@ -1,6 +1,7 @@
 """Comparison helpers for checks: each failure says what was expected, what came back, and why."""
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
 
 import torch
@@ -39,15 +40,34 @@ def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> boo
         return False
 
 
-def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4) -> str:
-    """The explanation of the first mistake whose wrong result `got` reproduces, else ''."""
+POSSIBLE_MARK = "Possible causes"  # several known mistakes give this very result: none is named
+
+
+def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4,
+                  expected: Any = None) -> str:
+    """The explanation of the one mistake whose wrong result `got` reproduces, else ''.
+
+    A mistake is named ("Likely mistake: ...") only when the evidence singles it out: a candidate whose wrong
+    result equals `expected` on this input explains nothing and is skipped, and when several candidates give
+    `got`, none is named: they are listed as possible causes this input cannot tell apart.
+    """
+    found: list[str] = []
     for explanation, wrong in mistakes or ():
         try:
             wrong_value = wrong() if callable(wrong) else wrong
         except Exception:  # a mistake that cannot be reproduced on this input explains nothing
             continue
-        if matches(got, wrong_value, atol, rtol):
-            return f"\n  Likely mistake: {explanation}"
+        if expected is not None and matches(expected, wrong_value, atol, rtol):
+            continue  # on this input the mistake gives the right answer
+        if matches(got, wrong_value, atol, rtol) and explanation not in found:
+            found.append(explanation)
+    nothing_finite = isinstance(got, torch.Tensor) and got.numel() > 0 and got.is_floating_point() \
+        and not bool(torch.isfinite(got).any())  # NaN/inf everywhere: many mistakes end there
+    if len(found) == 1 and not nothing_finite:
+        return f"\n  Likely mistake: {found[0]}"
+    if found:
+        return (f"\n  {POSSIBLE_MARK} (this input alone cannot tell them apart; the other cases may):"
+                + "".join(f"\n  - one possible cause: {f}" for f in found))
     return ""
 
 
@@ -71,19 +91,42 @@ def _dtype_note(got: torch.Tensor, expected: torch.Tensor) -> str:
             "that is not cast back changes it.")
 
 
+def _digits(a: float, b: float) -> tuple[str, str]:
+    """a and b printed with enough significant digits to show that they differ (6 to 17)."""
+    for n in range(6, 18):
+        sa, sb = f"{a:.{n}g}", f"{b:.{n}g}"
+        if sa != sb or n == 17:
+            return sa, sb
+    return repr(a), repr(b)
+
+
+def _precision_note(expected: torch.Tensor, g: torch.Tensor, e: torch.Tensor) -> str:
+    """' ... precision difference, not logic ...' when a float64 result agrees with the expected one only to
+    float32 precision (a few units in float32's last place, relative to the values' size), else ''."""
+    if expected.dtype != torch.float64 or e.numel() == 0 or not bool((torch.isfinite(e) & torch.isfinite(g)).all()):
+        return ""
+    eps = torch.finfo(torch.float32).eps
+    if float((g - e).abs().max()) > 16 * eps * (float(e.abs().max()) or 1.0):
+        return ""
+    return (f" Your values agree with the right ones only to float32 precision (about {eps:.1g} relative): somewhere "
+            "the computation went through float32 (a .float(), a tensor made without dtype=, an accumulator of the "
+            "wrong dtype). This is a precision difference, not logic: keep every step in float64.")
+
+
 def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, atol: float = 1e-5,
                   rtol: float = 1e-4, check_dtype: bool = True, mistakes: Iterable[Mistake] | None = None) -> None:
     """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
     mistakes = list(mistakes or ())
     if not isinstance(got, torch.Tensor):
         raise CheckFailed(f"{what}: expected a torch.Tensor, got {type(got).__name__} ({_fmt(got)})."
-                          + named_mistake(got, mistakes, atol, rtol))
+                          + named_mistake(got, mistakes, atol, rtol, expected))
     if got.shape != expected.shape:
         raise CheckFailed(f"{what}: expected shape {_shape(expected)}, got {_shape(got)}."
-                          + named_mistake(got, mistakes, atol, rtol))
+                          + named_mistake(got, mistakes, atol, rtol, expected))
     if check_dtype and got.dtype != expected.dtype:
-        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}." + _dtype_note(got, expected)
-                          + named_mistake(got, mistakes, atol, rtol))
+        note = _dtype_note(got, expected)  # values right: only the dtype is wrong, so no value mistake is named
+        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}." + note
+                          + ("" if note else named_mistake(got, mistakes, atol, rtol, expected)))
     if expected.numel() == 0:
         return
     g, e = got.detach().double(), expected.detach().double()
@@ -96,12 +139,14 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, ato
     diff = (g - e).abs()
     max_err = f"{float(diff[finite].max()):.3g}" if bool(finite.any()) else "n/a (no finite pairs)"
     bad = int((~close).sum())
+    shown_e, shown_g = _digits(e[index].item(), g[index].item())
     msg = (f"{what}: {bad} of {expected.numel()} values differ. First at index {list(index)}: "
-           f"expected {e[index].item():.6g}, got {g[index].item():.6g}. "
+           f"expected {shown_e}, got {shown_g}. "
            f"Max abs error over finite values {max_err} (tolerance atol={atol:g}, rtol={rtol:g}).")
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
         msg += " Your result contains NaN."
-    raise CheckFailed(msg + named_mistake(got, mistakes, atol, rtol))
+    precision = _precision_note(expected, g, e)
+    raise CheckFailed(msg + precision + ("" if precision else named_mistake(got, mistakes, atol, rtol, expected)))
 
 
 def expect_equal(got: Any, expected: Any, what: str = "result", mistakes: Iterable[Mistake] | None = None) -> None:
@@ -119,7 +164,12 @@ def expect_equal(got: Any, expected: Any, what: str = "result", mistakes: Iterab
                     "not /; or int(...) at the end).")
         elif isinstance(got, torch.Tensor):
             note = " You returned a tensor: return a Python int (wrap the count in int(...), or use .item())."
-    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}.{note}" + named_mistake(got, mistakes))
+    if (same_kind and isinstance(expected, int) and not isinstance(expected, bool) and abs(expected) > 2 ** 53
+            and abs(got - expected) <= 4 * math.ulp(float(expected))):
+        note = (" Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a float "
+                "somewhere (/, * 1.0, math.ceil of a fraction, a float literal). Keep it in integers (*, //, divmod).")
+    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}.{note}"
+                      + named_mistake(got, mistakes, expected=expected))
 
 
 def _float_note(got: float, expected: float) -> str:
@@ -138,8 +188,12 @@ def _float_note(got: float, expected: float) -> str:
 
 
 def expect_float(got: Any, expected: float, what: str = "result", *, atol: float = 1e-6, rtol: float = 1e-5,
-                 mistakes: Iterable[Mistake] | None = None) -> None:
-    """Raise CheckFailed unless `got` is a real number close to `expected`."""
+                 mistakes: Iterable[Mistake] | None = None, python: bool = False) -> None:
+    """Raise CheckFailed unless `got` is a real number close to `expected` (a Python float or int if `python`,
+    as a docstring that promises "a Python float" requires; else a one-element tensor is accepted too)."""
+    if python and isinstance(got, torch.Tensor):
+        raise CheckFailed(f"{what}: expected a Python float, got a {got.dim()}-d torch.Tensor of {got.dtype}. The "
+                          "docstring promises a Python float: return float(x) (or x.item()), not the tensor.")
     if isinstance(got, torch.Tensor) and got.numel() == 1:
         got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float)):
@@ -147,7 +201,7 @@ def expect_float(got: Any, expected: float, what: str = "result", *, atol: float
     if not abs(got - expected) <= atol + rtol * abs(expected):  # written so that NaN fails too
         raise CheckFailed(f"{what}: expected {expected:.6g}, got {got:.6g} (error {abs(got - expected):.3g}, "
                           f"tolerance atol={atol:g}, rtol={rtol:g})." + _float_note(got, expected)
-                          + named_mistake(got, mistakes, atol, rtol))
+                          + named_mistake(got, mistakes, atol, rtol, expected))
 
 
 def expect_that(condition: bool, message: str) -> None:

@@ -1,6 +1,6 @@
 EXERCISE = 'row_byte_offset'
 MISTAKE = 'counted elements, not bytes'
-EXPECT = 'element size'
+EXPECT = 'you forgot the element size'
 
 import torch
 import torch.nn.functional as F

@@ -1,6 +1,6 @@
 EXERCISE = 'lm_head_flops'
 MISTAKE = 'counted a multiply-add as one operation'
-EXPECT = 'multiply-add'
+EXPECT = 'counted a multiply-add as one'
 
 import torch
 import torch.nn.functional as F

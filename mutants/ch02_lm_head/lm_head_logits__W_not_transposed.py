@@ -1,6 +1,6 @@
 EXERCISE = 'lm_head_logits'
 MISTAKE = 'h @ W instead of h @ W.T'
-EXPECT = 'W.T'
+EXPECT = 'instead of W.T'
 
 import torch
 import torch.nn.functional as F

@@ -1,7 +1,7 @@
 """torch.topk per chunk, then the candidates merged with torch.topk (ties in any order)."""
 EXERCISE = 'topk_logits_chunked'
 MISTAKE = 'torch.topk per chunk, then the candidates merged with torch.topk (ties in any order)'
-EXPECT = None
+EXPECT = 'LOWER id'
 
 import torch
 

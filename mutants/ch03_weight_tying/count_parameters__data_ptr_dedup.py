@@ -1,6 +1,6 @@
 EXERCISE = 'count_parameters'
 MISTAKE = 'deduplicated by data_ptr() (0 on the meta device)'
-EXPECT = 'data_ptr()'
+EXPECT = 'deduplicated by data_ptr()'
 
 import torch
 from torch import nn

@@ -8,9 +8,10 @@ from ..build import cases
 from .head import (CONTRIB_INPUTS, FLOPS_INPUTS, LOGITS_INPUTS, TOPK_INPUTS, _check_contributions, _check_flops,
                    _check_logits, _check_topk)
 from .chunked import CHUNKED_INPUTS, _check_chunked
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="02",
     module="ch02_lm_head",
     title="The LM head",
@@ -88,4 +89,4 @@ CHAPTER = Chapter(
                  "2711efd8589ed4912450",
                  "Reread 'What the head costs' in notebook 02b: one inner product of length d per vocabulary row."),
     ],
-)
+))

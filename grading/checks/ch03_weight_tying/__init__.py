@@ -8,9 +8,10 @@ from ..build import cases
 from .tying import TIE_INPUTS, UNTIE_INPUTS, _check_tying, _check_untie
 from .counting import COUNT_INPUTS, SHARE_INPUTS, _check_count, _check_share, _check_untied
 from .gradients import ROWS_INPUTS, _check_rows, _rows_inputs
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="03",
     module="ch03_weight_tying",
     title="Weight tying",
@@ -91,4 +92,4 @@ CHAPTER = Chapter(
                  "4be654337ac7dadc79fe",
                  "Reread 'Parameter accounting for the reference models' in notebook 03a: untying adds one more V x d matrix, nothing else."),
     ],
-)
+))

@@ -49,6 +49,8 @@ ROWS_INPUTS = {
     "one non-zero entry in the last column of row 617": _one_entry,
     "an all-zero gradient": lambda: torch.zeros(8, 4),
     "an empty vocabulary [0, 4]": lambda: torch.zeros(0, 4),
+    "float64 entries of 1e-300 (no float32 can hold them) count": lambda: torch.tensor(
+        [[0.0, 1e-300], [0.0, 0.0], [-3e-310, 0.0], [1.0, 0.0]], dtype=torch.float64),
     "float16 gradient": lambda: torch.tensor([[0., 1e-5], [0., 0.], [-2., 0.]], dtype=torch.float16),
     "untied tiny LM: the input embedding's gradient after one backward pass": lambda: _lm_gradient(False),
     "tied tiny LM: the shared matrix's gradient after one backward pass": lambda: _lm_gradient(True),
@@ -65,6 +67,9 @@ def _check_rows(out, inputs):
          lambda: int(nz.all(dim=1).sum()) if grad.numel() else 0),
         ("summed each row: a row like [1, -1] sums to 0 but its gradient is not zero. Test each entry.",
          lambda: int((grad.sum(dim=1) != 0).sum())),
+        ("cast the gradient to float32 (or compared it with a float32 tensor): float64 entries smaller than "
+         "float32's tiniest number (1e-45) become 0. Test the gradient in its own dtype: (grad != 0).any(dim=1).",
+         lambda: int((grad.float() != 0).any(dim=1).sum()) if grad.numel() else 0),
         ("used a tolerance: any non-zero value, however small, means the row receives gradient.",
          lambda: int((grad.abs() > 1e-6).any(dim=1).sum()) if grad.numel() else 0),
         ("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "

@@ -60,6 +60,11 @@ def _check_tying(obs, inputs):
     V, d = E0.shape
     expect_that(obs["is_tensor"], "After tie_weights, head.weight is not a tensor at all. Assign the embedding's "
                                   "Parameter to it.")
+    had = sorted(name for name, _ in head.named_parameters())
+    added = sorted(set(obs.get("head_parameters", had)) - set(had))
+    expect_that(not added, f"After tie_weights the head has parameter(s) {added} it did not have before (it had "
+                           f"{had}). Tying replaces head.weight and nothing else: leave a head without a bias "
+                           "without one (a zero bias still trains and changes the logits).")
     if obs["head_shape"] != (V, d):
         transposed = " It looks transposed: nn.Linear(d, V) stores its weight as [V, d] already, the same " \
                      "shape as the embedding, so no .T is needed." if obs["head_shape"] == (d, V) else ""
@@ -72,6 +77,11 @@ def _check_tying(obs, inputs):
                   atol=0, rtol=0)
     expect_tensor(obs["head_after_tie"], E0, "head.weight right after tying (it should equal the embedding)",
                   atol=0, rtol=0)
+    expect_that(obs.get("embedding_kept", True),
+                "After tie_weights, embedding.weight is no longer the embedding's own Parameter: you rebound it to a "
+                "new Parameter (a copy). Optimisers and other modules hold the original object, which no longer "
+                "reaches the model. Keep embedding.weight as it is and give the head that same object: "
+                "head.weight = embedding.weight.")
 
     # The judge's own tied pair, after the same optimiser step.
     head.weight = emb.weight
@@ -150,6 +160,13 @@ def _check_untie_stage(seen: dict, E: torch.Tensor, H: torch.Tensor, tied: bool,
 
 def _check_untie(out, inputs):
     model, x, targets = inputs
+    had = out.get("before", {}).get("head_parameters")
+    if had is not None:
+        for stage, seen in (("after untie_lm_head", out["after"]), (f"after {_RELOAD}", out["reloaded"])):
+            added = sorted(set(seen.get("head_parameters", had)) - set(had))
+            expect_that(not added, f"{stage}: the head has parameter(s) {added} it did not have before (it had "
+                                   f"{had}). Untying gives the head its own copy of the weight and nothing else: "
+                                   "a new nn.Linear(d, V) has a bias by default (bias=True).")
     E = model.get_input_embeddings().weight.detach().clone()
     H = model.get_output_embeddings().weight.detach().clone()
     tied = _same_storage(model.get_input_embeddings().weight, model.get_output_embeddings().weight)

@@ -19,9 +19,10 @@ from .sampling import (SAMPLE_INPUTS, STAT_INPUTS, _check_frequencies, _check_gr
                        _check_seeded, _check_t0_interleaved)
 from .greedy import GREEDY_INPUTS, _check_greedy
 from .repetition import REPETITION_INPUTS, _check_repetition
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="04",
     module="ch04_sampling",
     title="Softmax and sampling",
@@ -126,4 +127,4 @@ CHAPTER = Chapter(
                  "7b3aba3e0dd51665b6a2",
                  "Reread 'Scaling h is a temperature' in notebook 04b."),
     ],
-)
+))

@@ -25,6 +25,8 @@ def _top_k_inputs():
         "3-D logits [2, 3, 16], k = 3": lambda: (random_tensor((2, 3, 16), 19), 3),
         "huge logits (scale 1e4), k = 10": lambda: (random_tensor((2, 40), 20, 1e4), 10),
         "float64, k = 6": lambda: (random_tensor((2, 25), 21, dtype=torch.float64), 6),
+        "float64 logits that differ only after float32's digits (1 + 1e-12 > 1), k = 2": lambda: (
+            torch.tensor([[1.0, 1.0 + 1e-12, 0.5, 1.0 + 3e-12, 1.0 - 1e-12]], dtype=torch.float64), 2),
         "the course model's logits, k = 50": lambda: (_real(), 50),
     }
 
@@ -47,6 +49,15 @@ def _check_top_k(out, inputs):
     for kk, word in ((k + 1, "k + 1"), (k - 1, "k - 1")):
         if kk >= 1:
             mistakes.append((f"an off-by-one: you kept {word} tokens.", lambda kk=kk: _as_rows(TopKLogitsWarper(top_k=kk), x)))
+    if x.dtype == torch.float64:
+        def in_float32():
+            x32 = x.float()
+            kth = torch.topk(x32, min(k, x.shape[-1]), dim=-1).values[..., -1:]
+            return x.masked_fill(x32 < kth, NEG_INF)
+
+        mistakes.append(("you compared the logits in float32 (a .float() copy, or a float32 k-th value): float64 "
+                         "logits that differ only past float32's 7 digits became ties and were all kept. Compare "
+                         "them in their own dtype.", in_float32))
     if x.dim() > 1:
         def whole_tensor():
             kth = torch.topk(x.flatten(), min(k, x.numel())).values[-1]

@@ -11,9 +11,10 @@ from ..build import cases
 from .neighbors import NEIGHBOR_INPUTS, _check_neighbors
 from .pca import PCA_INPUTS, RATIO_INPUTS, _check_full_ratio, _check_pca, _naming_cancellation
 from .directions import REMOVE_INPUTS, _check_remove_top
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="05",
     module="ch05_embedding_geometry",
     title="Embedding geometry and PCA",
@@ -97,4 +98,4 @@ CHAPTER = Chapter(
                  "8f907e143f1644512164",
                  "Reread section 7, 'PCA' (the explained-variance ratio), in notebook 05b: it uses the squared singular values."),
     ],
-)
+))

@@ -33,6 +33,23 @@ def _real(text: str, k: int):
     return lambda: (course_embedding(), int(course_ids(text)[0]), k)
 
 
+def _close_cosines():
+    """Rows 3 and 8 have cosines 0.9 and 0.90003 with row 0: equal once rounded to 4 decimals, row 8 first."""
+    E = -random_table(12, 4, 54, torch.float64).abs() - 0.5  # every other row points away from row 0
+    E[:, 0] = -E[:, 0].abs() - 1.0
+    E[0] = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    for row, c in ((3, 0.9), (8, 0.90003)):
+        E[row] = torch.tensor([c, (1 - c * c) ** 0.5, 0.0, 0.0], dtype=torch.float64) * (row + 1)
+    return E
+
+
+def _opposite_row():
+    """Row 5 is exactly -2 x row 0: its cosine with row 0 is -1, the smallest there is."""
+    E = random_table(8, 3, 55, torch.float64)
+    E[5] = -2 * E[0]
+    return E
+
+
 NEIGHBOR_INPUTS = {
     "the docstring example: [[1, 0], [10, 1], [0, 1], [2, 0]], row 0, k = 2":
         lambda: (torch.tensor([[1., 0.], [10., 1.], [0., 1.], [2., 0.]]), 0, 2),
@@ -43,6 +60,9 @@ NEIGHBOR_INPUTS = {
     "k = 1, query is the last row": lambda: (random_table(15, 4, 51), 14, 1),
     "k = n - 1: every other row in order, negative similarities too": lambda: (random_table(10, 3, 52), 0, 9),
     "a float64 table": lambda: (random_table(25, 5, 53, torch.float64), 7, 5),
+    "cosines 0.9 and 0.90003 (rows 3 and 8): the larger first, however close": lambda: (_close_cosines(), 0, 3),
+    "k = n - 1 and a row exactly opposite the query (cosine -1): every other row, the query never":
+        lambda: (_opposite_row(), 0, 7),
     "the course model's E [49152, 576]: ' three', k = 5": _real(" three", 5),
     "the course model's E: ' Paris', k = 6": _real(" Paris", 6),
     "the course model's E: '<issue_start>' (id 8), an unused token with duplicate rows, k = 8":
@@ -79,6 +99,10 @@ def _neighbor_mistakes(E: torch.Tensor, index: int, k: int, sims: torch.Tensor):
            lambda: _ranked(E64 @ E64[index], index)[:k])
     yield ("you sorted in increasing order: the most similar row (largest cosine) comes first.",
            lambda: _ranked(sims, index, descending=False)[:k])
+    for d in (3, 4, 5):
+        yield ("you rounded the cosines (to a few decimals, or to a lower precision) before sorting: close "
+               "neighbours became ties and the lower index won. Sort the cosines as they are.",
+               lambda d=d: _ranked(torch.round(sims, decimals=d), index)[:k])
     yield ("you ranked by Euclidean distance: that mixes length into the ranking; cosine compares directions only.",
            lambda: _ranked(-(E64 - E64[index]).norm(dim=1), index)[:k])
 
@@ -96,6 +120,11 @@ def _check_neighbors(out, inputs):
     got = out.tolist()
     if any(not 0 <= i < n for i in got):
         raise CheckFailed(f"row indices must be in [0, {n}); got {got[:10]}.")
+    if index in got and float(_cosines(E, index)[_ranked(_cosines(E, index), index)[got.index(index)]]) <= 0:
+        raise CheckFailed(f"your answer contains the query row {index} itself (at position {got.index(index)}, among "
+                          "rows whose cosine is <= 0). One possible cause: you masked the query with a finite "
+                          "sentinel (-1, 0 or -10) instead of excluding it, and real rows tie with it or fall below "
+                          "it. Use -inf (sims[index] = -inf) or leave the index out of the ranking.")
     if index in got:
         raise CheckFailed(f"your answer contains the query row {index} itself (at position {got.index(index)}). "
                           "Exclude it by its index before ranking. (Dropping the first result is not enough: "
@@ -112,7 +141,8 @@ def _check_neighbors(out, inputs):
         raise CheckFailed(
             f"position {p}: expected row {int(expected[p])} (cosine {float(exp_sims[p]):.6f}), got row {got[p]} "
             f"(cosine {float(got_sims[p]):.6f}). Expected the first {min(k, 8)}: {expected[:8].tolist()}, "
-            f"got {got[:8]}." + named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0))
+            f"got {got[:8]}." + named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0,
+                                     expected=expected))
 
     # Exact ties (the same float64 similarity): the lower index first, and the lowest ones kept at a cut.
     for p in range(k):

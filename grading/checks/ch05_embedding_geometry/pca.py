@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from ..compare import CheckFailed, expect_tensor, expect_tuple
+from ..compare import POSSIBLE_MARK, CheckFailed, expect_tensor, expect_tuple
 from ..fixtures import course_embedding, random_tensor
 
 
@@ -131,9 +131,12 @@ def _naming_cancellation(check):
         except CheckFailed as exc:
             X = inputs[0]
             spread = float(X.double().std(dim=0).max()) if X.shape[0] > 1 else 0.0
+            text = str(exc)
+            explained = any(s in text for s in ("Likely mistake", POSSIBLE_MARK, "expected shape", "expected dtype",
+                                                "expected a"))
             if X.dtype == torch.float32 and float(X.double().mean(dim=0).abs().max()) > 100 * spread \
-                    and "Likely mistake" not in str(exc):
-                raise CheckFailed(f"{exc}\n  Likely mistake: catastrophic cancellation. This float32 data has a mean "
+                    and not explained:
+                raise CheckFailed(f"{exc}\n  One possible cause: catastrophic cancellation. This float32 data has a mean "
                                   "far larger than its spread: a covariance formed in one pass (X.T @ X / n - mean "
                                   "mean^T) subtracts two huge, nearly equal numbers and keeps almost none of the digits "
                                   "of their difference. Centre first (X - X.mean(0)), then take the SVD.") from None

@@ -11,9 +11,10 @@ from ...model import Chapter, Exercise, Question
 from ..build import cases
 from .lens import KL_INPUTS, LENS_INPUTS, RANK_INPUTS, _check_kl, _check_lens, _check_rank
 from .tuned_lens import TUNED_INPUTS, _check_tuned_lens
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="06",
     module="ch06_logit_lens",
     title="The logit lens",
@@ -95,4 +96,4 @@ CHAPTER = Chapter(
                  "Reread 'The lens on the real model' (the KL part) in notebook 06a: KL(P || Q) = sum P (log P - log Q), with P the final "
                  "distribution."),
     ],
-)
+))

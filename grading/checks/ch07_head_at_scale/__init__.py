@@ -15,9 +15,10 @@ from .common import _cases
 from .sharding import SHARD_INPUTS, _check_shard, _lookup_cases
 from .merging import ARGMAX_INPUTS, LSE_INPUTS, TOPK_INPUTS, _check_argmax, _check_lse, _check_topk
 from .cross_entropy import CE_INPUTS, _check_ce, _chunk_cases
+from ..unchanged import leave_inputs_unchanged
 
 
-CHAPTER = Chapter(
+CHAPTER = leave_inputs_unchanged(Chapter(
     number="07",
     module="ch07_head_at_scale",
     title="The embedding and the head at scale",
@@ -129,4 +130,4 @@ CHAPTER = Chapter(
                  "48735bfabb87867748e8",
                  "Reread 'The vocab-parallel head' in notebook 07: two float32 numbers per rank and position."),
     ],
-)
+))

@@ -47,6 +47,12 @@ def _course_ce(world):
     return make
 
 
+def _dead_slice():
+    x = random_tensor((4, 30), 74, 2.0)
+    x[1, 10:20] = float("-inf")  # rank 1 of 3 holds only -inf in row 1 (a masked block of the vocabulary)
+    return x
+
+
 CE_INPUTS = {
     "the docstring's example": lambda: (([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
                                         torch.tensor([[1.0, 2.0, 3.0]])),
@@ -56,6 +62,8 @@ CE_INPUTS = {
         _ce_case(lambda: random_tensor((8, 42), 66, 2.0), 4, _boundary_targets),
     "world size 1": _ce_case(lambda: random_tensor((4, 19), 67), 1, seed=68),
     "a padded vocabulary: -inf logits on the last rank": _ce_case(_padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
+    "a rank whose whole slice of a row is -inf (rank 1, row 1)":
+        _ce_case(_dead_slice, 3, lambda: torch.tensor([3, 25, 12, 0])),
     "logits of size ~500 (stable only with the max)": _ce_case(lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
     "float64 keeps float64": _ce_case(lambda: random_tensor((5, 29), 72, 2.0, torch.float64), 5, seed=73),
     f"the course model's next-token loss on {PROMPT!r}, 8 ranks": _course_ce(8),
@@ -100,7 +108,29 @@ def _check_ce(result, inputs, x):
         s = torch.where(torch.isneginf(m), torch.zeros_like(s), s)
         return m.amax(0) + torch.log(s.sum(0)) - x.gather(-1, t[:, None])[:, 0]
 
+    def local_shift():  # each rank shifts by its own max: a rank of -inf only gives exp(-inf - (-inf)) = NaN
+        m = torch.stack([p.amax(-1) for p in parts if p.shape[-1]])
+        s = torch.stack([torch.exp(p - p.amax(-1, keepdim=True)).sum(-1) for p in parts if p.shape[-1]])
+        big = m.amax(0)
+        return big + torch.log((s * torch.exp(m - big)).sum(0)) - x.gather(-1, t[:, None])[:, 0]
+
+    def target_from_every_rank():
+        total = torch.zeros(N, dtype=x.dtype)
+        for p, s in zip(parts, starts):
+            if p.shape[-1]:
+                total += p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0]
+        return lse - total
+
+    def no_shift():
+        return torch.log(sum(torch.exp(p).sum(-1) for p in parts)) - x.gather(-1, t[:, None])[:, 0]
+
     mistakes = [
+        ("a rank whose whole slice of a row is -inf: shifting by that rank's OWN max gives exp(-inf - (-inf)) = NaN. "
+         "Shift every rank by the global max (or give such a rank a sum of 0).", local_shift),
+        ("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added them; "
+         "only the rank with start_r <= t < start_r + V_r owns the target, the others add 0.", target_from_every_rank),
+        ("you summed exp(x) over the ranks without the max shift: exp overflows to inf for large logits. Take the "
+         "global max M first and sum exp(x - M).", no_shift),
         ("you took the target logit from the wrong shard: the owner of id t is the rank with "
          "starts[r] <= t < starts[r] + V_r; the shards are not all V // world wide.", even_guess),
         ("you looked up the target at the GLOBAL index t in every shard; subtract each rank's start and "
@@ -201,9 +231,13 @@ def _check_chunk_value(result, inputs, _ref):
 
 
 def _check_chunk_grad(result, inputs, _ref):
-    expect_that(isinstance(result, tuple) and len(result) == 5, "internal: unexpected result format")
-    loss, grad_h, grad_W, calls, saved = result
+    expect_that(isinstance(result, tuple) and len(result) == 6, "internal: unexpected result format")
+    loss, grad_h, grad_W, calls, saved, blind = result
     h, W, t, chunk = inputs
+    expect_that(not blind, f"The judge could not watch your function: its {' and '.join(blind)} stopped working "
+                           "during the call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, "
+                           "torch._C._autograd's saved-tensor hooks, torch function modes). Graded code must leave "
+                           "the judge's instruments alone; this case fails.")
     _check_chunk_loss(loss, inputs, _arg_shapes(calls))
     expect_that(grad_h is not None and grad_W is not None,
                 "Right value, but the loss has no gradient for h and W: it was computed under torch.no_grad(), "

@@ -131,6 +131,14 @@ def _integer_ties():
     return torch.randint(0, 3, (6, 40), generator=torch.Generator().manual_seed(43)).float()
 
 
+def _close_maxima():
+    x = random_tensor((3, 100), 50, 1.0).clamp(max=2.0)
+    x[0, 2], x[0, 95] = 5.0, 5.0 + 4e-6  # close but unequal, on ranks 0 and 2: the larger (id 95) wins
+    x[1, 7], x[1, 88] = 8.03123, 8.03128  # isclose calls them equal; bfloat16 rounds them apart (8.0, 8.0625)
+    x[2, 5], x[2, 71] = 6.0, 6.01  # equal once rounded to bfloat16 (6.0), not close for isclose
+    return x
+
+
 ARGMAX_INPUTS = {
     "the docstring's example": lambda: ((torch.tensor([[2.0], [5.0]]), torch.tensor([[3], [1]]), torch.tensor([0, 10])),
                                         torch.cat([torch.full((1, 3), 1.0), torch.tensor([[2.0]]), torch.zeros(1, 6),
@@ -139,6 +147,8 @@ ARGMAX_INPUTS = {
     "a batch [5, 61] on 8 ranks": _argmax_case(lambda: random_tensor((5, 61), 45, 2.0), 8),
     "ties across ranks: the smallest global id wins": _ties_across_ranks,
     "many ties (values 0, 1, 2) on 5 ranks": _argmax_case(_integer_ties, 5),
+    "close but unequal maxima on far-apart ids of different ranks: the larger value wins":
+        _argmax_case(_close_maxima, 3),
     "-inf entries, a row that is -inf everywhere": _argmax_case(_minus_inf_rows, 3),
     "V = 5 on 8 ranks: ranks without rows report -inf": _argmax_case(lambda: random_tensor((2, 5), 46), 8),
     "world size 1": _argmax_case(lambda: random_tensor((3, 9), 47), 1),
@@ -157,6 +167,17 @@ def _check_argmax(out, inputs, x):
     best = values.argmax(0, keepdim=True)
     is_max = values == values.amax(0, keepdim=True)
     last_rank = (values.shape[0] - 1) - is_max.flip(0).long().argmax(0, keepdim=True)
+    big = torch.iinfo(torch.long).max
+
+    def smallest_id_among(tied):
+        return torch.where(tied, global_ids, torch.full_like(global_ids, big)).amin(0)
+
+    def starts_on_batch_axis():  # position j of the batch gets rank j's start
+        winner = indices.gather(0, best)[0]
+        n = winner.shape[-1] if winner.dim() else 1
+        return winner + starts[:n] if n <= starts.shape[0] else None
+
+    rounded = values.to(torch.bfloat16)
     expect_tensor(out, expected, "global token id", atol=0, rtol=0, mistakes=[
         ("you returned the LOCAL index of the winning rank; add that rank's start to get the token id.",
          lambda: indices.gather(0, best)[0]),
@@ -165,6 +186,15 @@ def _check_argmax(out, inputs, x):
         ("ties across ranks went to the larger id; like torch.argmax, take the smallest id among equal maxima.",
          lambda: global_ids.gather(0, last_rank)[0]),
         ("you added the starts, but then picked the largest id, not the largest VALUE.", lambda: global_ids.amax(0)),
+        ("you treated close maxima as ties (torch.isclose, or a tolerance): only exactly equal values tie; a "
+         "slightly larger logit wins even if its id is far larger.",
+         lambda: smallest_id_among(torch.isclose(values, values.amax(0, keepdim=True)) | is_max)),
+        ("you rounded the maxima (to bfloat16/float16, or to a few decimals) before comparing them: values that "
+         "differ only after rounding became ties. Compare them as they are.",
+         lambda: smallest_id_among(rounded == rounded.amax(0, keepdim=True))),
+        ("you added the starts along the batch axis (position j got rank j's start); each position's winner "
+         "needs the start of ITS rank: reshape starts to [world, 1, ...] so it broadcasts over axis 0.",
+         starts_on_batch_axis),
     ])
 
 

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from ...model import Case
 from ..build import case_with_reference
-from ..compare import CheckFailed, expect_tensor, expect_that
+from ..compare import CheckFailed, expect_tensor, expect_that, named_mistake
 from ..fixtures import course_embedding, course_ids, random_ids, random_table
 from .common import ranges
 
@@ -60,12 +60,18 @@ def _check_shard(out, inputs):
     got = tuple(out)
     if got == expected:
         return
-    msg = f"{what}: expected {expected}, got {got}."
-    for explanation, wrong in mistakes:
-        if got == wrong:
-            raise CheckFailed(msg + f"\n  Likely mistake: {explanation}")
-    raise CheckFailed(msg + f" The ranges of all ranks must be consecutive, cover [0, {vocab}) exactly, and "
-                            "differ in size by at most one row, the larger ones first.")
+    mistakes += [
+        ("`rank <= V % world` where it should be `rank < V % world`: rank V % world got one row too many.",
+         (s, e + 1) if rank == extra else expected),
+        ("boundaries at floor(rank * V / world): an even-looking split, but its longer shards are not the first ones.",
+         (rank * vocab // world, (rank + 1) * vocab // world)),
+        ("the end forgets the rank's own extra row: end = start + V // world, plus 1 for the first V % world ranks.",
+         (s, s + base)),
+    ]
+    raise CheckFailed(f"{what}: expected {expected}, got {got}."
+                      + (named_mistake(got, mistakes, expected=expected) or
+                         f" The ranges of all ranks must be consecutive, cover [0, {vocab}) exactly, and differ in "
+                         "size by at most one row, the larger ones first."))
 
 
 # ---------------------------------------------------------------- vocab_parallel_lookup
@@ -95,6 +101,9 @@ LOOKUP_SETUPS = [
      lambda: random_table(21, 8, 7, torch.float16), lambda: random_ids(21, (9,), 8), 3, (2,)),
     ("bfloat16 table, 3-D ids, 8 ranks (3 or 2 rows each)",
      lambda: random_table(20, 8, 9, torch.bfloat16), lambda: random_ids(20, (2, 2, 3), 10), 8, (3, 6)),
+    ("float64 table keeps every float64 digit, 3 ranks",
+     lambda: torch.randn(17, 6, generator=torch.Generator().manual_seed(14), dtype=torch.float64),
+     lambda: random_ids(17, (8,), 15), 3, (1,)),
     ("V = 5 on 8 ranks: ranks 5-7 own no rows",
      lambda: random_table(5, 4, 11), lambda: torch.tensor([4, 0, 2, 3, 1]), 8, (4, 6)),
     ("world size 1", lambda: random_table(9, 4, 12), lambda: random_ids(9, (6,), 13), 1, (0,)),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import base, ch01, ch03, ch04, ch07
+from . import base, ch01, ch03, ch04, ch07, unchanged
 from .base import call, quiz  # noqa: F401  (the default protocol, by name)
 
 Protocol = Callable[[Callable, tuple], Any]
@@ -31,3 +31,5 @@ def _merged(*modules) -> dict[str, Protocol]:
 
 
 PROTOCOLS: dict[str, Protocol] = _merged(base, ch01, ch03, ch04, ch07)
+# every call (but the quiz's) also as "<call>+unchanged": the same, plus the inputs it changed in place
+PROTOCOLS.update({name + unchanged.UNCHANGED: unchanged.wrap(p) for name, p in list(PROTOCOLS.items()) if name != "quiz"})

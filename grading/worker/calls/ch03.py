@@ -34,9 +34,12 @@ def sgd_step_through_head(emb: nn.Embedding, head: nn.Linear, x: torch.Tensor, t
 def observe_tying(fn: Callable, inputs: tuple) -> dict:
     """Tie, then report what can only be seen here (identity, storage) and the values."""
     emb, head, x, targets = inputs
+    original = emb.weight
     fn(emb, head)
     w = head.weight
     obs = {
+        "embedding_kept": emb.weight is original,  # the embedding still holds its own Parameter object
+        "head_parameters": sorted(name for name, _ in head.named_parameters()),
         "is_tensor": isinstance(w, torch.Tensor),
         "same_object": w is emb.weight,
         "same_storage": same_storage(w, emb.weight),
@@ -61,7 +64,8 @@ def _tensors(model) -> dict:
     emb, head = model.get_input_embeddings().weight, model.get_output_embeddings().weight
     return {"config_tied": bool(getattr(model.config, "tie_word_embeddings", True)),
             "same_storage": same_storage(emb, head), "is_parameter": isinstance(head, torch.nn.Parameter),
-            "requires_grad": bool(head.requires_grad), "emb": emb.detach().clone(), "head": head.detach().clone()}
+            "requires_grad": bool(head.requires_grad), "emb": emb.detach().clone(), "head": head.detach().clone(),
+            "head_parameters": sorted(name for name, _ in model.get_output_embeddings().named_parameters())}
 
 
 def stretch_untie(fn: Callable, inputs: tuple) -> dict:
@@ -76,8 +80,9 @@ def stretch_untie(fn: Callable, inputs: tuple) -> dict:
     os.environ["HF_DEACTIVATE_ASYNC_LOAD"] = "1"  # load without a thread pool: the guard allows only a few threads
     logging.disable_progress_bar()  # and tqdm's monitor thread
     model, x, targets = inputs
+    report = {"before": {"head_parameters": sorted(n for n, _ in model.get_output_embeddings().named_parameters())}}
     fn(model)
-    report = {"after": _tensors(model)}
+    report["after"] = _tensors(model)
     with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
         model.save_pretrained(folder)
         reloaded = AutoModelForCausalLM.from_pretrained(folder)
