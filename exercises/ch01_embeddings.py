@@ -2,6 +2,9 @@
 
 Fill in each function, then run `python judge.py 01` (or `python judge.py lookup`
 for one exercise). `python judge.py hint lookup` gives a hint without the answer.
+
+Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise: the judge
+compares them before and after your call.
 """
 import torch
 from torch import Tensor

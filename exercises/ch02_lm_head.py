@@ -2,6 +2,9 @@
 
 Fill in each function, then run `python judge.py 02` (or `python judge.py lm_head_logits`
 for one exercise). `python judge.py hint lm_head_logits` gives a hint without the answer.
+
+Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise: the judge
+compares them before and after your call.
 """
 import torch
 from torch import LongTensor, Tensor

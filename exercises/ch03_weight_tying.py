@@ -2,6 +2,9 @@
 
 Fill in each function, then run `python judge.py 03` (or `python judge.py tie_weights`
 for one exercise). `python judge.py hint tie_weights` gives a hint without the answer.
+
+Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise (`tie_weights`
+and `untie_lm_head` change the model by design): the judge compares them before and after your call.
 """
 import torch
 from torch import Tensor, nn

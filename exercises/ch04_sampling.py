@@ -6,6 +6,9 @@ exercise). `python judge.py hint top_p_filter` gives a hint without the answer.
 The filters must give exactly what transformers' own logits warpers give (TopKLogitsWarper,
 TopPLogitsWarper, MinPLogitsWarper in transformers.generation.logits_process, which keep at least
 one token), on logits of any shape [..., V]: they work along the last dimension.
+
+Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise: the judge
+compares them before and after your call.
 """
 import torch
 from torch import Tensor

@@ -6,6 +6,9 @@ exercise). `python judge.py hint shard_range` gives a hint without the answer.
 In all of them "rank r" owns the rows [start_r, end_r) of the vocabulary, as shard_range gives them,
 and the ranks are in order: start_0 = 0 < start_1 < ... The vocabulary does not have to split evenly,
 and a rank may even own no rows at all (more ranks than tokens).
+
+Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise: the judge
+compares them before and after your call.
 """
 import torch
 from torch import Tensor
