@@ -189,6 +189,27 @@ def lab(extra: list[str]) -> None:
 PORTABLE_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
 
 
+# The judge once more as on Windows: the spawn backend (spare processes, no fork), os.fork removed by
+# tests/no_fork/sitecustomize.py, and the audit-hook isolation, so a POSIX-only call cannot creep back in.
+NO_FORK_ENV = {"GRADING_BACKEND": "spawn", "GRADING_SANDBOX": "none"}
+NO_FORK_TESTS = ["tests/test_judge.py", "tests/test_sandbox.py", "tests/test_check_api.py",
+                 "tests/test_spawn_backend.py"]
+
+
+def default_backend_forks() -> bool:
+    """Whether the judge forks here by default (Linux); elsewhere the suite already ran without fork."""
+    return hasattr(os, "fork") and sys.platform != "darwin"
+
+
+def judge_without_fork(py: Path, env: dict) -> int:
+    """The judge's own tests (judge.py check with every mutant included) with GRADING_BACKEND=spawn, no os.fork
+    and GRADING_SANDBOX=none; returns pytest's exit code."""
+    no_fork = str(ROOT / "tests" / "no_fork")
+    env = env | NO_FORK_ENV | {"PYTHONPATH": os.pathsep.join(filter(None, [no_fork, env.get("PYTHONPATH")]))}
+    return subprocess.run([str(py), "-m", "pytest", *NO_FORK_TESTS, "-p", "no:cacheprovider", "-q"], cwd=ROOT,
+                          env=env).returncode
+
+
 def test(notebooks: bool = True) -> int:
     """The whole suite (pytest, nbval on every notebook, the judge's proofs), then nbval again on portable kernels.
 
@@ -203,14 +224,24 @@ def test(notebooks: bool = True) -> int:
                               env=env).returncode
         print(f"Tests finished in {time.perf_counter() - start:.0f} s (exit code {code}).", flush=True)
         return code
-    print("== 1/2: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
+    steps = 3 if default_backend_forks() else 2
+    print(f"== 1/{steps}: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
     code = subprocess.run([str(py), *TEST_ARGS], cwd=ROOT, env=env).returncode
-    print(f"== 2/2: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}", flush=True)
+    print(f"== 2/{steps}: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}",
+          flush=True)
     nb_args = [a for a in TEST_ARGS if a != "tests"]
     code_portable = subprocess.run([str(py), *nb_args], cwd=ROOT, env=env | PORTABLE_ENV).returncode
-    print(f"Test suite finished in {time.perf_counter() - start:.0f} s "
-          f"(exit codes: suite {code}, portable notebooks {code_portable}).", flush=True)
-    return code or code_portable
+    code_no_fork = 0
+    if steps == 3:
+        print(f"== 3/3: the judge again as on Windows ({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, "
+              "os.fork removed)", flush=True)
+        step = time.perf_counter()
+        code_no_fork = judge_without_fork(py, env)
+        print(f"   (the judge without fork took {time.perf_counter() - step:.0f} s)", flush=True)
+    print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit codes: suite {code}, portable "
+          f"notebooks {code_portable}" + (f", judge without fork {code_no_fork}" if steps == 3 else "") + ").",
+          flush=True)
+    return code or code_portable or code_no_fork
 
 
 def console_safe() -> None:

@@ -78,6 +78,26 @@ def test_test_without_notebooks_runs_pytest_only(monkeypatch):
     assert kw["cwd"] == course.ROOT and kw["env"]["HF_HUB_OFFLINE"] == "1"
 
 
+def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
+    calls = []
+    monkeypatch.setattr(course, "setup", lambda: Path("py"))
+    monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course, "default_backend_forks", lambda: True)
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
+    assert course.test() == 0
+    assert len(calls) == 3
+    cmd, kw = calls[2]
+    assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_judge.py" in cmd and not any("nbval" in a for a in cmd)
+    assert kw["env"]["GRADING_BACKEND"] == "spawn" and kw["env"]["GRADING_SANDBOX"] == "none"
+    no_fork = kw["env"]["PYTHONPATH"].split(os.pathsep)[0]
+    assert (Path(no_fork) / "sitecustomize.py").is_file()
+    monkeypatch.undo()
+    done = subprocess.run([sys.executable, "-c", "import os; print(hasattr(os, 'fork'))"], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=no_fork))
+    assert done.stdout.strip() == "False"  # the second run really has no fork
+
+
 def test_unknown_test_arguments_are_refused(monkeypatch, capsys):
     monkeypatch.setattr(course.sys, "argv", ["course.py", "test", "--no-notebook"])
     monkeypatch.setattr(course, "test", lambda notebooks=True: pytest.fail("ran the tests"))
