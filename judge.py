@@ -33,52 +33,57 @@ def _titles(chapters) -> dict[str, str]:
 
 
 def cmd_grade(args) -> int:
-    from grading import report, runner
+    from grading.catalog import load_chapters
+    from grading.engine import scheduler
+    from grading.engine.sandbox import detect
+    from grading.reports import console
 
     source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
     if not source.is_dir():
         print(f"No folder {source}. Run the judge from the course folder, or pass --source DIR.")
         return 2
     start = time.perf_counter()
-    printer = report.ConsolePrinter(_titles(runner.load_chapters()), verbose=not args.quiet, source=source)
-    from grading.sandbox import detect
-
+    printer = console.ConsolePrinter(_titles(load_chapters()), verbose=not args.quiet, source=source)
     print(f"Learner code runs in: {detect()}", flush=True)
-    results = runner.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
     printer.totals(results)
     seconds = time.perf_counter() - start
     print(f"Graded {source} in {seconds:.1f} s.")
+    notes = None  # which failures come from another of the learner's functions: read once for every report
+    if args.json or args.gradescope or args.classroom:
+        from grading import dependencies
+
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
     if args.json:
-        report.to_json(results, Path(args.json), str(source))
+        console.to_json(results, Path(args.json), str(source), notes)
     if args.junit:
-        report.to_junit(results, Path(args.junit))
+        console.to_junit(results, Path(args.junit))
     if args.gradescope or args.classroom:
-        from grading import exports
+        from grading.reports import exports
 
         if args.gradescope:
-            exports.write_gradescope(results, Path(args.gradescope), seconds, source)
+            exports.write_gradescope(results, Path(args.gradescope), seconds, source, notes=notes)
         if args.classroom:
-            exports.write_classroom(results, Path(args.classroom), source)
+            exports.write_classroom(results, Path(args.classroom), source, notes=notes)
     return 0 if results and all(r.passed for r in results) else 1
 
 
 def cmd_class(args) -> int:
-    from grading import report, runner
+    from grading.catalog import load_chapters
+    from grading.engine import scheduler
+    from grading.engine.sandbox import detect
+    from grading.reports.gradebook import progress_line, write_class_outputs
 
     folder = Path(args.class_dir)
     students = sorted(p for p in folder.iterdir() if (p / "exercises").is_dir()) if folder.is_dir() else []
     if not students:
         print(f"No student folders in {folder}: expected {folder}/<student>/exercises/.")
         return 2
-    from grading.class_outputs import progress_line, write_class_outputs
-
-    from grading.sandbox import detect
-
     print(f"Learner code runs in: {detect()}", flush=True)
     class_start = time.perf_counter()
     finished: list[str] = []
 
-    def on_done(i: int, _source: Path, results: list) -> None:  # called (under the runner's lock) per student
+    def on_done(i: int, _source: Path, results: list) -> None:  # called from the scheduler's checking thread, once per student
         finished.append(students[i].name)
         now = time.perf_counter()
         print(f"[{len(finished)}/{len(students)}] {students[i].name}\n"
@@ -86,14 +91,14 @@ def cmd_class(args) -> int:
                               now - class_start), flush=True)
 
     try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
-        graded = runner.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
+        graded = scheduler.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
                                    on_done=on_done, blocked_extra=[folder])
     except Exception as exc:  # a failure of the judge itself, never one student's code
         print(f"Could not grade the class: {exc}")
         return 2
     rows = {s.name: results for s, results in zip(students, graded)}
     gradebook = Path(args.gradebook or "gradebook.csv")
-    write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(runner.load_chapters()),
+    write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(load_chapters()),
                         gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
                         lms_format=args.lms)
     return 0
@@ -101,10 +106,11 @@ def cmd_class(args) -> int:
 
 def cmd_check(args) -> int:
     """Every stub must fail its checks and every solution must pass them."""
-    from grading import runner
+    from grading.engine import scheduler
+    from tools import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
 
     start = time.perf_counter()
-    stubs, sols = runner.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb)
+    stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb)
     problems = [f"stub {r.name} passes its checks; it must not" for r in stubs if r.passed]
     problems += [f"stub {r.name} is '{r.status}'; an untouched stub must be 'not attempted'"
                  for r in stubs if r.status not in ("not attempted", "passed")]
@@ -112,8 +118,6 @@ def cmd_check(args) -> int:
         if not r.passed:
             failed = [f"{c.name}: {c.message}" for c in r.cases if not c.passed]
             problems.append(f"solution {r.name} is '{r.status}':\n      " + "\n      ".join(failed))
-    from grading import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
-
     proof_start = time.perf_counter()
     proved, notes = mutants.prove(args.target, memory_mb=args.memory_mb)
     per_exercise = mutants.counts()
@@ -134,29 +138,31 @@ def cmd_check(args) -> int:
 
 def cmd_progress(args) -> int:
     """Every chapter's exercises with their status, and what is left (the same as check() in a notebook)."""
-    from grading import runner
-    from grading.checking import progress_lines
+    from grading.catalog import load_chapters
+    from grading.engine import scheduler
+    from grading.reports.console import progress_lines
 
     source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
-    results = runner.grade(source, args.target, memory_mb=args.memory_mb)
-    for chapter in runner.load_chapters():
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb)
+    chapters = load_chapters()
+    for chapter in chapters:
         mine = [r for r in results if r.chapter == chapter.number]
         if mine:
             print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py)")
             for r in mine:
                 print(f"  {'✓' if r.passed else '·'} {r.name:<28} {r.status}")
-    print("\n" + "\n".join(progress_lines(results, runner.load_chapters())))
+    print("\n" + "\n".join(progress_lines(results, chapters)))
     return 0
 
 
 def cmd_list(args) -> int:
-    from grading import runner
+    from grading.catalog import load_chapters
+    from grading.engine import scheduler
+    from grading.reports import points
 
-    from grading import points
-
-    results = {r.name: r for r in runner.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
+    results = {r.name: r for r in scheduler.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
     course = [0.0, 0.0]
-    for chapter in runner.load_chapters():
+    for chapter in load_chapters():
         scored = [(e, points.score(results[e.name], e) if e.name in results else None) for e in chapter.exercises]
         got = sum(s.points for _, s in scored if s)
         top = sum(points.max_points(e) for e in chapter.exercises)
@@ -174,9 +180,9 @@ def cmd_list(args) -> int:
 
 
 def cmd_hint(args) -> int:
-    from grading import runner
+    from grading.catalog import load_chapters
 
-    for chapter in runner.load_chapters():
+    for chapter in load_chapters():
         for e in chapter.exercises:
             if e.name == args.target:
                 print(f"{e.name} (chapter {chapter.number}): {e.summary}\nHint: {e.hint}")
@@ -186,10 +192,13 @@ def cmd_hint(args) -> int:
 
 
 def cmd_quiz(args) -> int:
-    from grading import runner, show_quiz
+    from grading import show_quiz
+    from grading.catalog import find_chapter, load_chapters
 
-    for chapter in runner.load_chapters():
-        if chapter.quiz and (not args.target or chapter.number == args.target.zfill(2)):
+    chapters = load_chapters()
+    wanted = find_chapter(chapters, args.target) if args.target else None
+    for chapter in chapters:
+        if chapter.quiz and (not args.target or chapter is wanted):
             show_quiz(chapter.number)
             print()
     return 0
@@ -197,7 +206,7 @@ def cmd_quiz(args) -> int:
 
 def cmd_gradescope_package(args) -> int:
     """Build the Gradescope autograder upload (setup.sh, run_autograder, the judge; never solutions/)."""
-    from grading.gradescope import build_package
+    from tools.gradescope_package import build_package
 
     path = Path(args.target or "autograder.zip")
     names = build_package(path)
@@ -207,9 +216,10 @@ def cmd_gradescope_package(args) -> int:
 
 
 def cmd_doctor(args) -> int:
+    from grading.engine.sandbox import doctor_check
     from lesson_utils.doctor import print_doctor
 
-    return 0 if print_doctor() else 1
+    return 0 if print_doctor(extra=[doctor_check]) else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib.metadata as md
 import platform
 import sys
-from typing import NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from .display import short_path
 
@@ -24,19 +24,10 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _sandbox_check() -> Check:
-    """Which isolation the judge will use for learner code (bubblewrap, or the audit-hook fallback and why)."""
-    try:
-        from grading.sandbox import detect
-    except ImportError:
-        return Check("judge sandbox", True, "not checked: run `python judge.py doctor` from the course folder")
-    iso = detect()
-    return Check("judge sandbox", True, str(iso) if iso.is_os_level else f"{iso} -- grading still works, "
-                 "but a class of strangers' code is safer where bubblewrap runs (Linux with user namespaces)")
+def run_checks(load_model: bool = True, extra: Iterable[Callable[[], Check]] = ()) -> list[Check]:
+    """Every check, in order; a failed check's detail says what to do.
 
-
-def run_checks(load_model: bool = True) -> list[Check]:
-    """Every check, in order; a failed check's detail says what to do."""
+    `extra`: more checks, run after torch imports (the judge adds its sandbox: lesson_utils never imports grading)."""
     checks = [Check("python", sys.version_info >= (3, 11),
                     f"{platform.python_version()} ({short_path(sys.executable)})" if sys.version_info >= (3, 11)
                     else "Python 3.11+ is needed (the pinned numpy has no wheel for older versions).")]
@@ -53,7 +44,7 @@ def run_checks(load_model: bool = True) -> list[Check]:
         checks.append(Check("torch build", False, f"torch does not import: {exc}"))
         return checks
 
-    checks.append(_sandbox_check())
+    checks += [make() for make in extra]
 
     from .course_model import (CourseModelError, cache_is_valid, course_model_dir, embeddings_are_tied,
                                find_course_gguf, load_course_model, verify_gguf)
@@ -83,9 +74,9 @@ def run_checks(load_model: bool = True) -> list[Check]:
     return checks
 
 
-def print_doctor(load_model: bool = True) -> bool:
+def print_doctor(load_model: bool = True, extra: Iterable[Callable[[], Check]] = ()) -> bool:
     """Print the checks as a list; True when all passed."""
-    checks = run_checks(load_model)
+    checks = run_checks(load_model, extra)
     for c in checks:
         print(f"[{'ok' if c.ok else 'FAIL'}] {c.name:<18} {c.detail}")
     ok = all(c.ok for c in checks)

@@ -90,3 +90,88 @@ def use_compact_figures(colors: int = 256) -> bool:
     plt.switch_backend(matplotlib.get_backend())  # load the inline backend now, or it would re-register its own
     shell.display_formatter.formatters["image/png"].for_type(Figure, partial(compact_png, colors=colors))
     return True
+
+
+def spread_labels(points: Sequence[Sequence[float]], sizes: Sequence[tuple[float, float]], *,
+                  steps: int = 300, pad: float = 0.004) -> list[tuple[float, float]]:
+    """Label positions near `points` whose boxes (`sizes`: width, height; all in axes fractions 0-1) do not overlap.
+
+    A label starts just right of its point; overlapping boxes are pushed apart (mostly vertically, where text
+    is thin), and each is pulled back toward its point. Pure Python, deterministic. Returns the lower-left
+    corner of every label's box.
+    """
+    pos = [[x + 0.008, y - h / 2] for (x, y), (_, h) in zip(points, sizes)]
+    n = len(pos)
+
+    def push_apart() -> bool:
+        moved = False
+        for i in range(n):
+            for j in range(i + 1, n):
+                (xi, yi), (wi, hi), (xj, yj), (wj, hj) = pos[i], sizes[i], pos[j], sizes[j]
+                dx = min(xi + wi, xj + wj) - max(xi, xj) + pad  # overlap widths, > 0 when the boxes touch
+                dy = min(yi + hi, yj + hj) - max(yi, yj) + pad
+                if dx <= 0 or dy <= 0:
+                    continue
+                moved = True
+                if dy <= dx:  # cheaper to separate vertically
+                    push = dy / 2 * (1 if (yi + hi / 2, i) >= (yj + hj / 2, j) else -1)
+                    pos[i][1] += push
+                    pos[j][1] -= push
+                else:
+                    push = dx / 2 * (1 if (xi + wi / 2, i) >= (xj + wj / 2, j) else -1)
+                    pos[i][0] += push
+                    pos[j][0] -= push
+        return moved
+
+    for _ in range(steps):
+        if not push_apart():
+            break
+        for (x, y), (w, h), p in zip(points, sizes, pos):  # a weak pull back toward the point
+            p[0] += 0.02 * (x + 0.008 - p[0])
+            p[1] += 0.02 * (y - h / 2 - p[1])
+    for _ in range(steps):  # then only push, until no two boxes overlap
+        if not push_apart():
+            break
+    return [(x, y) for x, y in pos]
+
+
+def plot_word_zoom(coords: torch.Tensor, words: Sequence[str], groups: Sequence[str], *, ax,
+                   xlim: tuple[float, float], ylim: tuple[float, float], title: str = "",
+                   axis_labels: Sequence[str] = (), fontsize: float = 9, pad: float = 0.004):
+    """A zoomed 2-D word map: only points inside `xlim` x `ylim`, labels spread apart with a thin leader line.
+
+    Use it beside `plot_word_map` where labels of a dense cluster print on top of each other. Returns the axes.
+    """
+    coords = torch.as_tensor(coords, dtype=torch.float64)
+    if coords.ndim != 2 or coords.shape[1] != 2:
+        raise ValueError(f"coords must be [n, 2], got {list(coords.shape)}")
+    if not (len(words) == len(groups) == coords.shape[0]):
+        raise ValueError(f"{coords.shape[0]} points but {len(words)} words and {len(groups)} groups")
+    colors = group_colors(groups)
+    inside = [i for i, (x, y) in enumerate(coords.tolist()) if xlim[0] <= x <= xlim[1] and ylim[0] <= y <= ylim[1]]
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    for i in inside:
+        ax.scatter(*coords[i].tolist(), color=colors[groups[i]], s=22)
+    fig = ax.figure
+    fig.canvas.draw()  # text sizes are known only once the figure has a renderer
+    bbox = ax.get_window_extent()
+    renderer = fig.canvas.get_renderer()
+    frac = [((x - xlim[0]) / (xlim[1] - xlim[0]), (y - ylim[0]) / (ylim[1] - ylim[0])) for x, y in coords[inside].tolist()]
+    sizes = []
+    for i in inside:
+        t = ax.text(0, 0, words[i].strip(), fontsize=fontsize)
+        ext = t.get_window_extent(renderer)
+        sizes.append((ext.width / bbox.width, ext.height / bbox.height))
+        t.remove()
+    for i, (px, py), (lx, ly), (w, h) in zip(inside, frac, spread_labels(frac, sizes, pad=pad), sizes):
+        color = colors[groups[i]]
+        ax.text(lx, ly, words[i].strip(), fontsize=fontsize, color=color, transform=ax.transAxes,
+                va="bottom", ha="left")
+        if abs(lx - px - 0.008) + abs(ly + h / 2 - py) > 0.02:
+            ax.plot([px, lx], [py, ly + h / 2], transform=ax.transAxes, color=color, lw=0.6, alpha=0.7)
+    for set_label, text in zip([ax.set_xlabel, ax.set_ylabel], axis_labels):
+        set_label(text)
+    if title:
+        ax.set_title(title)
+    return ax

@@ -24,3 +24,16 @@ def gap_to_nearest(scores: torch.Tensor, index: int) -> float:
     diff = (scores - scores[index]).abs()
     diff[index] = float("inf")
     return float(diff.min())
+
+
+def assert_ranks_portable(scores: torch.Tensor, index: int, min_gap: float = 1e-4) -> None:
+    """Fail unless, in every row of `scores` ([layers, V] or [V]), no other entry is within `min_gap` of `index`'s.
+
+    A printed rank can only change between CPUs (native kernels against portable ones) when another token's score
+    sits within rounding distance of the target's; the lens's scores were measured to move by less than 5e-5.
+    """
+    rows = scores[None] if scores.dim() == 1 else scores
+    worst = min(gap_to_nearest(row, index) for row in rows)
+    if worst <= min_gap:
+        raise AssertionError(f"a rank could flip between CPUs: a token's score is {worst:.1e} from token {index}'s "
+                             f"(needs more than {min_gap:.0e})")

@@ -6,12 +6,13 @@ from typing import Mapping, Sequence
 
 def plot_token_grid(labels: Sequence[Sequence[str]], values, x_labels: Sequence[str], title: str = "",
                     cbar_label: str = "probability", y_labels: Sequence[str] | None = None,
-                    vmin: float = 0.0, vmax: float = 1.0, ax=None):
+                    vmin: float = 0.0, vmax: float = 1.0, ax=None, fontsize: float = 11):
     """A heat map with one cell per (row, column), coloured by `values` and annotated with `labels`.
 
     labels: rows x columns of short strings (e.g. the top token of each layer at each position).
     values: array-like of the same shape (e.g. that token's probability).
-    Row 0 is drawn at the bottom, so layers read upwards like the stack they come from.
+    Row 0 is drawn at the bottom, so layers read upwards like the stack they come from. `fontsize` (points) sets
+    the cell labels and the tick labels; the figure grows with it so the labels stay readable at screen width.
     """
     import matplotlib.pyplot as plt
     import numpy as np
@@ -21,15 +22,15 @@ def plot_token_grid(labels: Sequence[Sequence[str]], values, x_labels: Sequence[
     if len(labels) != rows or any(len(r) != cols for r in labels):
         raise ValueError(f"labels must be {rows} x {cols}, like values")
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.6 * cols + 2.2, 0.28 * rows + 1.6))
+        _, ax = plt.subplots(figsize=(0.13 * fontsize * cols + 2.2, 0.028 * fontsize * rows + 1.6))
     image = ax.imshow(values, origin="lower", aspect="auto", cmap="Blues", vmin=vmin, vmax=vmax)
     for r in range(rows):
         for c in range(cols):
             dark = values[r, c] > vmin + 0.6 * (vmax - vmin)
-            ax.text(c, r, labels[r][c], ha="center", va="center", fontsize=7,
+            ax.text(c, r, labels[r][c], ha="center", va="center", fontsize=fontsize,
                     color="white" if dark else "black")
-    ax.set_xticks(range(cols), x_labels)
-    ax.set_yticks(range(rows), y_labels if y_labels is not None else [str(r) for r in range(rows)], fontsize=7)
+    ax.set_xticks(range(cols), x_labels, fontsize=fontsize - 1)
+    ax.set_yticks(range(rows), y_labels if y_labels is not None else [str(r) for r in range(rows)], fontsize=fontsize - 1)
     ax.set_xlabel("position (input token)")
     ax.set_ylabel("layer")
     if title:

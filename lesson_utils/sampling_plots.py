@@ -170,3 +170,66 @@ def interactive_distribution(logits: torch.Tensor, tokenizer, warp: Warp, top: i
 
     out = w.interactive_output(draw, sliders)
     display(w.VBox([w.HBox(list(sliders.values())), out]))
+
+
+RECAP_STAGES = ("h", "head", "logits", "softmax", "probabilities", "greedy", "sampling", "embedding", "tying")
+
+
+def plot_path_recap(numbers: Mapping[str, str] | None = None, ax=None):
+    """One-figure map of the path from the last hidden vector to the next token, with weight tying's benefits.
+
+    numbers: optional extra line per stage (keys from RECAP_STAGES), for values the notebook computed,
+             e.g. {"logits": "49,152 scores, -26.8 to 12.8"}; an unknown key raises ValueError.
+    Returns the axes; each stage is one text box (its gid is the stage name) and each arrow one annotation.
+    """
+    import matplotlib.pyplot as plt
+
+    numbers = dict(numbers or {})
+    unknown = sorted(set(numbers) - set(RECAP_STAGES))
+    if unknown:
+        raise ValueError(f"plot_path_recap: unknown stage(s) {unknown}; use some of {list(RECAP_STAGES)}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(13, 6.2))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.axis("off")
+    stages = {  # name: (x, y, text, colour)
+        "h": (0.07, 0.62, "hidden vector h [d]\nthe last position,\nafter the final norm", "#dbe9f6"),
+        "head": (0.25, 0.62, "LM head\nlogits = h · Wᵀ\nW: [V, d]", "#dbe9f6"),
+        "logits": (0.42, 0.62, "logits [V]\nany real number,\none per token", "#dbe9f6"),
+        "softmax": (0.605, 0.62, "softmax\n÷ T first,\nsubtract the max", "#fde9c9"),
+        "probabilities": (0.78, 0.62, "probabilities [V]\nall > 0, sum to 1,\nlogits' order kept", "#fde9c9"),
+        "greedy": (0.92, 0.9, "greedy: argmax\nsame token every time", "#e4f2dc"),
+        "sampling": (0.92, 0.3, "sampling: T, top-k,\ntop-p, min-p cut the tail,\nthen one multinomial draw",
+                     "#e4f2dc"),
+        "embedding": (0.25, 0.3, "input embedding E [V, d]\nreads token i as row i", "#ececec"),
+        "tying": (0.6, 0.1, "weight tying (W = E): three benefits\n"
+                            "1. one V x d table instead of two: fewer parameters\n"
+                            "2. every row gets gradient at every step, rare tokens too\n"
+                            "    (cost: rare rows crowd into one direction)\n"
+                            "3. one space to read and write: a token's score is e_i · h\n"
+                            "needs one vocabulary and one width at both ends", "#f3e1f1"),
+    }
+    boxes = {}
+    for name, (x, y, text, colour) in stages.items():
+        if name in numbers:
+            text = f"{text}\n[{numbers[name]}]"
+        boxes[name] = ax.text(x, y, text, ha="center", va="center", fontsize=9, linespacing=1.35,
+                              multialignment="left" if name == "tying" else "center", gid=name,
+                              bbox=dict(boxstyle="round,pad=0.5", facecolor=colour, edgecolor="#555555"))
+    ax.figure.canvas.draw()  # box sizes are known only once drawn; arrows attach to the boxes' edges
+
+    def link(a: str, b: str, start: tuple, end: tuple, text: str = "", **style) -> None:
+        props = dict(arrowstyle="-|>", color="#333333", lw=1.3, shrinkA=6, shrinkB=6)
+        ax.annotate(text, xy=end, xycoords=boxes[b], xytext=start, textcoords=boxes[a], fontsize=8,
+                    ha="center", va="center", arrowprops={**props, **style})
+
+    for a, b in [("h", "head"), ("head", "logits"), ("logits", "softmax"), ("softmax", "probabilities")]:
+        link(a, b, (1, 0.5), (0, 0.5))
+    link("probabilities", "greedy", (0.8, 1), (0.5, 0))
+    link("probabilities", "sampling", (0.8, 0), (0.5, 1))
+    link("embedding", "head", (0.5, 1), (0.5, 0), color="#8a3f86", ls="--")
+    ax.text(0.26, 0.46, "tied: the head uses E itself", fontsize=8, color="#8a3f86", ha="left", va="center")
+    link("tying", "embedding", (0, 0.5), (0.5, 0), arrowstyle="-", color="#8a3f86", ls=":")
+    ax.set_title("From the last hidden vector to the next token (chapters 02-04)", fontsize=11)
+    return ax

@@ -161,3 +161,40 @@ def smooth(values: list[float], window: int = 20) -> list[float]:
         total += v - (values[i - window] if i >= window else 0.0)
         out.append(total / min(i + 1, window))
     return out
+
+
+def two_decimals(x: float, signed: bool = False) -> str:
+    """`x` with two decimals, never printed as a negative zero ("-0.00" becomes "0.00" or "+0.00")."""
+    value = round(float(x), 2) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def cosine_band(cosine: float) -> str:
+    """A wide band for a mean cosine, so a printed table reads the same on every CPU."""
+    if cosine > 0.6:
+        return "above 0.6"
+    if cosine < 0.25:
+        return "below 0.25"
+    return "0.25 to 0.6"
+
+
+def reference_facts() -> dict[str, dict]:
+    """Per reference model (lesson_utils.reference_models), counted on the meta device, as published and flipped.
+
+    Each entry: V, d, layers, tied, total (parameters as published), flipped (parameters with the tie the
+    other way round), device (of the embedding; "meta"), and for Qwen3.5-0.8B `vision` (its vision encoder).
+    Builds 2 models per entry; no weights, no memory.
+    """
+    from .reference_models import REFERENCE_CONFIGS, meta_model
+
+    facts = {}
+    for name in REFERENCE_CONFIGS:
+        m = meta_model(name)
+        flipped = meta_model(name, tied=not m.config.tie_word_embeddings)
+        emb, head = m.get_input_embeddings().weight, m.get_output_embeddings().weight
+        facts[name] = dict(V=emb.shape[0], d=emb.shape[1], layers=m.config.get_text_config().num_hidden_layers,
+                           tied=head is emb, total=m.num_parameters(), flipped=flipped.num_parameters(),
+                           device=emb.device.type)
+        if ".visual." in "".join(f".{n}" for n, _ in m.named_parameters()):
+            facts[name]["vision"] = sum(p.numel() for n, p in m.named_parameters() if ".visual." in f".{n}")
+    return facts

@@ -7,9 +7,10 @@ collide with), runs `worker(rank, world_size, data, comm)` and sends back the di
 Every process is joined, or terminated and then killed, before `run_ranks` returns or raises:
 a worker that fails, hangs or is interrupted never outlives the call.
 
-The workers show the two-rank demonstrations of notebook 07 in full. They handle the simple
-layout the notebook uses (a vocabulary that splits evenly, a 1-D sequence of ids, one hidden
-vector) and nothing more: the chapter's exercises generalise them.
+The workers show the demonstrations of notebook 07. The embedding worker leaves the lookup to
+PyTorch's own DTensor (the masked lookup is one of the chapter's exercises, so it is not written out
+here); the head worker handles the simple layout the notebook uses (a vocabulary that splits evenly,
+one hidden vector) and nothing more: the chapter's exercises generalise it.
 """
 from __future__ import annotations
 
@@ -89,18 +90,28 @@ def even_shards(vocab_size: int, world_size: int) -> list[tuple[int, int]]:
 
 
 def embedding_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:
-    """One rank of a vocab-parallel embedding lookup, for a 1-D sequence of ids (as in vLLM's VocabParallelEmbedding).
+    """One rank of a vocab-parallel embedding lookup done by PyTorch itself, with a DTensor (torch.distributed.tensor).
 
-    data: "shard" [V / w, d] (this rank's rows of E), "start" (its first row), "ids" [T].
+    data: "shard" [V / w, d] (this rank's rows of E), "ids" [T] (the same on every rank). The shard becomes one
+    piece of a table sharded by rows (`Shard(0)`), the ids a replicated tensor, and `F.embedding` on the two is
+    PyTorch's own vocab-parallel lookup (what `RowwiseParallel` does to an `nn.Embedding`). Returns this rank's
+    local result before the reduction ("local"), the reduced result ("full"), the output's placement and the
+    collectives PyTorch issued (counted by `CommDebugMode`).
     """
-    shard, start, ids = data["shard"], data["start"], data["ids"]
-    end = start + shard.shape[0]
-    outside = (ids < start) | (ids >= end)  # ids that another rank owns
-    local = torch.where(outside, 0, ids - start)  # any valid row will do: it is zeroed next
-    rows = shard[local]  # [T, d]
-    partial = torch.where(outside[:, None], 0.0, rows)  # the borrowed row 0 must not count
-    full = comm.all_reduce(partial.clone(), "sum")  # every rank now holds E[ids]
-    return {"partial": partial, "full": full, "outside": outside}
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor, Replicate, Shard
+    from torch.distributed.tensor.debug import CommDebugMode
+
+    mesh = init_device_mesh("cpu", (world_size,))
+    table = DTensor.from_local(data["shard"], mesh, [Shard(0)], run_check=False)  # E, split by rows
+    ids = DTensor.from_local(data["ids"], mesh, [Replicate()], run_check=False)  # every rank sees every id
+    with CommDebugMode() as counter:
+        out = F.embedding(ids, table)  # a partial result on each rank: nothing has been sent yet
+        local = out.to_local().clone()
+        full = out.full_tensor()  # the reduction: every rank now holds E[ids]
+    collectives = {str(op).split(".")[-1]: n for op, n in counter.get_comm_counts().items() if n}
+    return {"local": local, "full": full, "placement": type(out.placements[0]).__name__.lstrip("_"),
+            "collectives": collectives}
 
 
 def head_worker(rank: int, world_size: int, data: dict, comm: CommLog) -> dict:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grading import check, sandbox
-from grading.checking import CheckResult
+from grading import check
+from grading.engine import sandbox
+from grading.notebook import CheckResult
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ def test_print_table_aligns_text_left_and_numbers_right(capsys):
 
 
 def test_token_label_shows_the_leading_space():
-    from grading.fixtures import course_model
+    from grading.worker.inputs import course_model
 
     tok = course_model()[1]
     assert token_label(tok, tok(" cat").input_ids[0]) == "'␣cat'"

@@ -54,3 +54,36 @@ def test_compact_png_is_a_smaller_palette_png_of_the_same_size():
     assert compact_png(plt.figure()) is None
     assert use_compact_figures() is False  # no IPython kernel under pytest
     plt.close("all")
+
+
+def _overlap(a, sa, b, sb):
+    return min(a[0] + sa[0], b[0] + sb[0]) > max(a[0], b[0]) and min(a[1] + sa[1], b[1] + sb[1]) > max(a[1], b[1])
+
+
+def test_spread_labels_separates_stacked_labels_and_stays_near_their_points():
+    from lesson_utils.geometry_plots import spread_labels
+
+    points = [(0.5, 0.5)] * 6 + [(0.52, 0.51), (0.1, 0.9)]
+    sizes = [(0.08, 0.03)] * len(points)
+    placed = spread_labels(points, sizes)
+    assert len(placed) == len(points)
+    assert not any(_overlap(placed[i], sizes[i], placed[j], sizes[j])
+                   for i in range(len(points)) for j in range(i + 1, len(points)))
+    assert all(abs(x - px) < 0.3 and abs(y - py) < 0.3 for (x, y), (px, py) in zip(placed, points))
+    assert placed[-1] == pytest.approx((0.108, 0.885))  # a lone label stays where it started
+    assert spread_labels(points, sizes) == placed  # deterministic
+
+
+def test_plot_word_zoom_labels_only_the_points_inside_without_overlap():
+    from lesson_utils.geometry_plots import plot_word_zoom
+
+    coords = torch.tensor([[0.0, 0.0], [0.01, 0.0], [0.0, 0.01], [0.01, 0.01], [5.0, 5.0]])
+    fig, ax = plt.subplots(figsize=(4, 3))
+    plot_word_zoom(coords, WORDS, GROUPS, ax=ax, xlim=(-0.1, 0.2), ylim=(-0.1, 0.1), title="zoom")
+    assert sorted(t.get_text() for t in ax.texts) == ["blue", "one", "red", "two"]
+    fig.canvas.draw()
+    boxes = [t.get_window_extent() for t in ax.texts]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    with pytest.raises(ValueError):
+        plot_word_zoom(torch.zeros(5, 3), WORDS, GROUPS, ax=ax, xlim=(0, 1), ylim=(0, 1))
+    plt.close("all")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grading import runner
+from grading import model
+from grading.engine import scheduler
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")
@@ -32,11 +33,11 @@ def result(results, name):
 
 
 def grade_backward(tmp_path, body, **kw):
-    return result(runner.grade(student(tmp_path, body), NO_MODEL, **kw), NO_MODEL)
+    return result(scheduler.grade(student(tmp_path, body), NO_MODEL, **kw), NO_MODEL)
 
 
 def test_reference_solution_passes(tmp_path):
-    assert grade_backward(tmp_path, "").status == runner.PASSED
+    assert grade_backward(tmp_path, "").status == model.PASSED
 
 
 def test_wrong_answer_names_the_mistake(tmp_path):
@@ -46,7 +47,7 @@ def test_wrong_answer_names_the_mistake(tmp_path):
             g[ids.reshape(-1)] = grad_out.reshape(-1, grad_out.shape[-1])
             return g
     """)
-    assert r.status == runner.WRONG
+    assert r.status == model.WRONG
     failed = [c for c in r.cases if not c.passed]
     assert failed and "SUM" in failed[0].message and "index" in failed[0].message
     assert any(c.passed for c in r.cases)  # cases without repeated ids still pass
@@ -60,7 +61,7 @@ def test_exception_shows_only_the_learners_frames(tmp_path):
         def helper(ids):
             raise ValueError("my own bug")
     """)
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
     msg = r.cases[0].message
     assert "my own bug" in msg and "helper" in msg and "grading" not in msg and "child.py" not in msg
 
@@ -71,10 +72,10 @@ def test_endless_loop_times_out_and_the_rest_is_still_graded(tmp_path):
             while True:
                 pass
     """)
-    results = runner.grade(folder, "01", time_limit_s=3)
-    assert result(results, "row_byte_offset").status == runner.TIMEOUT
-    assert result(results, "embedding_backward").status == runner.PASSED
-    assert result(results, "quiz01").status == runner.PASSED
+    results = scheduler.grade(folder, "01", time_limit_s=3)
+    assert result(results, "row_byte_offset").status == model.TIMEOUT
+    assert result(results, "embedding_backward").status == model.PASSED
+    assert result(results, "quiz01").status == model.PASSED
 
 
 @pytest.mark.parametrize("exit_call", ["sys.exit(0)", "os._exit(0)", "raise KeyboardInterrupt"])
@@ -84,7 +85,7 @@ def test_exiting_never_counts_as_a_pass(tmp_path, exit_call):
         def embedding_backward(grad_out, ids, vocab_size):
             {exit_call}
     """)
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
 
 
 def test_memory_hog_is_stopped(tmp_path):
@@ -94,7 +95,7 @@ def test_memory_hog_is_stopped(tmp_path):
             while True:
                 hoard.append(bytearray(200_000_000))
     """, memory_mb=3000)
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
     assert "memory" in r.cases[0].message.lower()
 
 
@@ -112,7 +113,7 @@ def test_printing_a_pass_patching_torch_and_fake_equality_do_not_pass(tmp_path):
             torch.equal = lambda *a, **k: True
             return AlwaysEqual()
     """)
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
     assert "cannot read" in r.cases[0].message
 
 
@@ -125,20 +126,20 @@ def test_tensor_subclass_is_refused(tmp_path):
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1]).as_subclass(Sneaky)
     """)
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
 
 
 def test_patched_checks_in_the_learner_process_change_nothing(tmp_path):
     r = grade_backward(tmp_path, """
-        import grading.compare, grading.spec
-        grading.compare.expect_tensor = lambda *a, **k: None
-        grading.spec.Case.check = lambda *a, **k: None
+        import grading.checks.compare, grading.model
+        grading.checks.compare.expect_tensor = lambda *a, **k: None
+        grading.model.Case.check = lambda *a, **k: None
 
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
     """)
     # Inside bubblewrap those modules are not even there (an import error); without it, patching them is useless.
-    assert r.status in (runner.WRONG, runner.ERROR) and not any(c.passed for c in r.cases)
+    assert r.status in (model.WRONG, model.ERROR) and not any(c.passed for c in r.cases)
 
 
 def test_importing_the_solutions_is_refused(tmp_path):
@@ -150,29 +151,29 @@ def test_importing_the_solutions_is_refused(tmp_path):
             spec.loader.exec_module(mod)
             return mod.embedding_backward(grad_out, ids, vocab_size)
     """ % (REPO / "solutions" / "ch01_embeddings.py"))
-    assert r.status == runner.ERROR
+    assert r.status == model.ERROR
     assert "is not allowed" in r.cases[0].message or "No such file" in r.cases[0].message
 
 
 def test_broken_file_is_reported_for_every_exercise(tmp_path):
-    results = runner.grade(student(tmp_path, "def oops(:\n"), NO_MODEL)
-    assert results[0].status == runner.ERROR and "SyntaxError" in results[0].cases[0].message
+    results = scheduler.grade(student(tmp_path, "def oops(:\n"), NO_MODEL)
+    assert results[0].status == model.ERROR and "SyntaxError" in results[0].cases[0].message
 
 
 def test_exit_at_import_time_is_an_error(tmp_path):
-    results = runner.grade(student(tmp_path, "import sys\nsys.exit(0)\n"), NO_MODEL)
-    assert results[0].status == runner.ERROR
+    results = scheduler.grade(student(tmp_path, "import sys\nsys.exit(0)\n"), NO_MODEL)
+    assert results[0].status == model.ERROR
 
 
 def test_untouched_stub_is_not_attempted():
-    results = runner.grade(REPO / "exercises", NO_MODEL)
-    assert results[0].status == runner.NOT_ATTEMPTED
+    results = scheduler.grade(REPO / "exercises", NO_MODEL)
+    assert results[0].status == model.NOT_ATTEMPTED
 
 
 def test_quiz_wrong_answer_is_explained(tmp_path):
     folder = student(tmp_path, "QUIZ = {1: 'a', 2: 'b', 3: 'c', 4: None}\n")
-    r = result(runner.grade(folder, "quiz01"), "quiz01")
-    assert r.status == runner.WRONG
+    r = result(scheduler.grade(folder, "quiz01"), "quiz01")
+    assert r.status == model.WRONG
     assert [c.passed for c in r.cases][:4] == [False, True, True, False]  # later questions: not answered
     assert "Reread" in r.cases[0].message
 
@@ -239,7 +240,7 @@ def test_forged_result_files_are_not_trusted(tmp_path):
             torch.save([], f"{name}.pt")
         os._exit(0)
     """)
-    results = runner.grade(folder, "01")
+    results = scheduler.grade(folder, "01")
     assert not any(r.passed for r in results)
 
 
@@ -250,7 +251,7 @@ def test_reading_solutions_through_another_program_is_refused(tmp_path):
             subprocess.run(["cat", r"%s"], check=True)
             raise ValueError("unreachable")
     """ % (REPO / "solutions" / "ch01_embeddings.py"))
-    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message
+    assert r.status == model.ERROR and "not allowed" in r.cases[0].message
 
 
 def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
@@ -260,24 +261,24 @@ def test_changing_inputs_in_place_does_not_leak_into_later_cases(tmp_path):
             E.zero_()  # vandalise the shared table of the course model after use
             return rows
     """)
-    results = runner.grade(folder, "01")
-    assert result(results, "lookup").status == runner.PASSED
-    assert result(results, "lookup_onehot").status == runner.PASSED  # still sees the real table
+    results = scheduler.grade(folder, "01")
+    assert result(results, "lookup").status == model.PASSED
+    assert result(results, "lookup_onehot").status == model.PASSED  # still sees the real table
 
 
 def test_importing_the_checks_is_refused(tmp_path):
     r = grade_backward(tmp_path, """
         def embedding_backward(grad_out, ids, vocab_size):
-            import grading.ch01_embeddings as checks  # the judge's references live here
+            import grading.checks.ch01_embeddings as checks  # the judge's references live here
             return checks.CHAPTER
     """)
     # Inside bubblewrap the checks are not there at all; with the audit-hook fallback reading them is refused.
-    assert r.status == runner.ERROR
-    assert "not allowed" in r.cases[0].message or "No module named 'grading.ch01_embeddings'" in r.cases[0].message
+    assert r.status == model.ERROR
+    assert "not allowed" in r.cases[0].message or "No module named 'grading.checks'" in r.cases[0].message
 
 
 def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "SETUP_TIMEOUT_S", 5.0)
+    monkeypatch.setattr(scheduler, "SETUP_TIMEOUT_S", 5.0)
     r = grade_backward(tmp_path, """
         import copy
         def forever(*args, **kwargs):
@@ -285,14 +286,14 @@ def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
                 pass
         copy.deepcopy = forever  # each case's inputs are copied with copy.deepcopy before the clock starts
     """, time_limit_s=10)
-    assert r.status == runner.TIMEOUT and "no progress" in r.cases[0].message
+    assert r.status == model.TIMEOUT and "no progress" in r.cases[0].message
 
 
 def test_a_function_that_calls_a_timed_out_one_gets_a_short_limit_and_names_it(tmp_path, monkeypatch):
     """top_p_filter and sample_next_token call the learner's endless softmax: each is stopped after the short
     limit and its message names softmax. min_p_filter only has a local variable called softmax (the syntax tree
     cannot tell): it still runs, and passes."""
-    monkeypatch.setattr(runner, "DEPENDENT_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(scheduler, "DEPENDENT_TIMEOUT_S", 2.0)
     folder = tmp_path / "exercises"
     folder.mkdir()
     text = (REPO / "solutions" / "ch04_sampling.py").read_text(encoding="utf-8")
@@ -307,11 +308,11 @@ def test_a_function_that_calls_a_timed_out_one_gets_a_short_limit_and_names_it(t
             probs = softmax(logits)
             return logits.masked_fill(probs < min_p * probs.amax(dim=-1, keepdim=True), float("-inf"))
     """), encoding="utf-8")
-    results = runner.grade(folder, "04", time_limit_s=6)
-    assert result(results, "softmax").status == runner.TIMEOUT
+    results = scheduler.grade(folder, "04", time_limit_s=6)
+    assert result(results, "softmax").status == model.TIMEOUT
     for name in ("top_p_filter", "sample_next_token"):
         r = result(results, name)
-        assert r.status == runner.TIMEOUT and "calls your softmax, which timed out above" in r.message, (name, r.message)
+        assert r.status == model.TIMEOUT and "calls your softmax, which timed out above" in r.message, (name, r.message)
         assert "Stopped after 2 s" in r.message
     assert result(results, "min_p_filter").passed, result(results, "min_p_filter").message
     assert result(results, "apply_temperature").passed and result(results, "greedy_generate").passed
@@ -328,7 +329,7 @@ def test_exercises_sharing_a_child_start_from_torchs_defaults(tmp_path):
             torch.set_default_dtype(torch.float64)
             return _row_byte_offset(i, d, dtype)
     """)
-    results = runner.grade(folder, "01")
+    results = scheduler.grade(folder, "01")
     assert all(r.passed for r in results), [(r.name, r.status, r.message) for r in results if not r.passed]
 
 
@@ -338,15 +339,15 @@ def test_a_child_that_exits_mid_chapter_leaves_the_other_exercises_graded(tmp_pa
         def row_byte_offset(i, d, dtype):
             os._exit(0)
     """)
-    results = runner.grade(folder, "01")
-    assert result(results, "row_byte_offset").status == runner.ERROR
+    results = scheduler.grade(folder, "01")
+    assert result(results, "row_byte_offset").status == model.ERROR
     assert all(r.passed for r in results if r.name != "row_byte_offset")
 
 
 def test_an_import_that_times_out_is_reported_as_such_for_every_exercise(tmp_path, monkeypatch):
     """Not as "calls your row_byte_offset, which timed out" in a later child: nothing ran, the import never finished.
     (lookup_onehot runs in a child of its own, after the one whose import timed out.)"""
-    monkeypatch.setattr(runner, "IMPORT_TIMEOUT_S", 3.0)
+    monkeypatch.setattr(scheduler, "IMPORT_TIMEOUT_S", 3.0)
     folder = tmp_path / "exercises"
     folder.mkdir()
     (folder / "ch01_embeddings.py").write_text("while True:\n    pass\n" + SOLUTION + textwrap.dedent("""
@@ -356,8 +357,8 @@ def test_an_import_that_times_out_is_reported_as_such_for_every_exercise(tmp_pat
             row_byte_offset(0, 1, torch.float32)
             return _lookup_onehot(E, ids)
     """), encoding="utf-8")
-    results = runner.grade(folder, "01")
-    assert all(r.status == runner.TIMEOUT and "Importing your file took more than" in r.message for r in results), \
+    results = scheduler.grade(folder, "01")
+    assert all(r.status == model.TIMEOUT and "Importing your file took more than" in r.message for r in results), \
         [(r.name, r.message) for r in results]
 
 
@@ -367,8 +368,8 @@ def test_absurdly_nested_code_is_a_named_error_not_a_judge_crash(tmp_path):
     folder = tmp_path / "exercises"
     folder.mkdir()
     (folder / "ch01_embeddings.py").write_text(SOLUTION + "\ny = 1" + " + 1" * 200_000 + "\n", encoding="utf-8")
-    results = runner.grade(folder, "01")
-    assert all(r.status == runner.ERROR for r in results), [(r.name, r.status) for r in results]
+    results = scheduler.grade(folder, "01")
+    assert all(r.status == model.ERROR for r in results), [(r.name, r.status) for r in results]
 
 
 def test_a_callback_that_raises_is_raised_not_lost(tmp_path):
@@ -378,4 +379,4 @@ def test_a_callback_that_raises_is_raised_not_lost(tmp_path):
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        runner.grade_many([REPO / "solutions", REPO / "solutions"], "quiz01", on_done=on_done)
+        scheduler.grade_many([REPO / "solutions", REPO / "solutions"], "quiz01", on_done=on_done)

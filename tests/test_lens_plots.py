@@ -40,3 +40,13 @@ def test_by_layer_start_and_label():
     assert list(ax.lines[0].get_xdata()) == [1, 2]
     assert ax.get_xlabel() == "block" and ax.get_legend() is None
     plt.close(ax.figure)
+
+
+def test_token_grid_labels_are_readable_and_the_figure_grows_with_them():
+    labels = [["'␣capital'"] * 5 for _ in range(31)]
+    ax = plot_token_grid(labels, [[0.5] * 5] * 31, ["a"] * 5)
+    assert min(t.get_fontsize() for t in ax.texts) >= 10
+    assert min(t.get_fontsize() for t in ax.get_yticklabels()) >= 9
+    width, height = ax.figure.get_size_inches()
+    assert width / 5 > 1.0 and height / 31 > 0.25  # room for a 10-character label in every cell
+    plt.close(ax.figure)

@@ -1,4 +1,4 @@
-"""The mutant proof (grading/mutants.py): the format parses, every exercise has enough mutants, one chapter end to end."""
+"""The mutant proof (tools/mutants.py): the format parses, every exercise has enough mutants, one chapter end to end."""
 from __future__ import annotations
 
 import textwrap
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grading import mutants, runner
+from grading import catalog
+from tools import mutants
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -14,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_every_mutant_file_parses_and_names_its_exercise():
     found = mutants.discover()
     assert len(found) >= 100
-    chapters = {c.module: c for c in runner.load_chapters()}
+    chapters = {c.module: c for c in catalog.load_chapters()}
     for m in found:
         if m.chapter_module in chapters:
             assert m.exercise in {e.name for e in chapters[m.chapter_module].exercises}, m.label

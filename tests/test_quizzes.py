@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from grading.runner import load_chapters
-from grading.spec import quiz_hash
+from grading.catalog import load_chapters
+from grading.model import quiz_hash
 
 QUESTIONS = [(c.number, q) for c in load_chapters() for q in c.quiz]
 

@@ -71,7 +71,7 @@ def test_meta_instantiation_is_fast():
 
 def test_chapter03_share_cases_match_the_meta_counts():
     """The judge's embedding_share / untied_total cases state tied totals that the architectures reproduce."""
-    from grading.ch03_weight_tying import SHARE_INPUTS, _meta_counts
+    from grading.checks.ch03_weight_tying.counting import SHARE_INPUTS, _meta_counts
 
     for name in ("GPT-2 small", "Qwen3-0.6B", "Qwen3.5-0.8B"):
         V, d, total = SHARE_INPUTS[name]

@@ -18,11 +18,14 @@ import pytest
 import torch
 import yaml
 
-from grading import calls, exports, feedback, points, report, summary
-from grading.compare import CheckFailed, expect_tensor
-from grading.gradescope import build_package, find_submitted
-from grading.messages import error_label, split_mistake
-from grading.runner import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, ExerciseResult, load_chapters
+from grading.catalog import load_chapters
+from grading.checks.compare import CheckFailed, expect_tensor
+from grading.gradescope import find_submitted
+from grading.model import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, ExerciseResult
+from grading import dependencies
+from grading.reports import console, exports, feedback, points, summary
+from grading.reports.messages import error_label, split_mistake
+from tools.gradescope_package import build_package
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE_PY = (REPO / "course.py").read_text(encoding="utf-8")
@@ -77,7 +80,7 @@ def test_points_are_declared_with_the_checks_and_quizzes_score_per_question():
 
 
 def test_partial_credit_follows_the_case_weights():
-    from grading.spec import Case, Exercise
+    from grading.model import Case, Exercise
 
     ex = Exercise("demo", "", [Case("easy", tuple, lambda *a: None, points=1.0),
                                Case("hard", tuple, lambda *a: None, points=3.0)], "", points=8.0, partial_credit=True)
@@ -114,7 +117,7 @@ def test_error_labels_for_the_summary():
 
 
 def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
-    graph = calls.exercise_calls(REPO / "solutions" / "ch04_sampling.py",
+    graph = dependencies.exercise_calls(REPO / "solutions" / "ch04_sampling.py",
                                  [e.name for e in chapter("04").exercises])
     assert graph["top_p_filter"] == ["softmax"]
     assert {"apply_temperature", "top_k_filter", "top_p_filter", "softmax"} <= set(graph["sample_next_token"])
@@ -130,23 +133,23 @@ def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
             probs = _probs(logits)  # through a helper
             return logits
     """))
-    graph = calls.exercise_calls(learner, ["softmax", "top_p_filter"])
+    graph = dependencies.exercise_calls(learner, ["softmax", "top_p_filter"])
     assert graph == {"softmax": [], "top_p_filter": ["softmax"]}
     broken = {"softmax": result("04", "softmax", WRONG, [("a", False, mistake_message("no max shift"))]),
               "top_p_filter": result("04", "top_p_filter", WRONG, [("a", False, "x")])}
-    note = calls.dependency_note(broken["top_p_filter"], graph, broken)
+    note = dependencies.dependency_note(broken["top_p_filter"], graph, broken)
     assert "top_p_filter calls your softmax, which fails its own checks" in note and "fix softmax first" in note
-    assert calls.dependency_note(broken["softmax"], graph, broken) == ""
+    assert dependencies.dependency_note(broken["softmax"], graph, broken) == ""
     (tmp_path / "bad.py").write_text("def oops(:\n")
-    assert calls.exercise_calls(tmp_path / "bad.py", ["oops"]) == {}
+    assert dependencies.exercise_calls(tmp_path / "bad.py", ["oops"]) == {}
 
 
 # ---------------------------------------------------------------- console
 
 
-def console(results: list[ExerciseResult], verbose: bool = True, source: Path | None = None) -> str:
+def console_text(results: list[ExerciseResult], verbose: bool = True, source: Path | None = None) -> str:
     lines: list[str] = []
-    printer = report.ConsolePrinter({"01": "Embedding lookup"}, verbose, source, write=lines.append)
+    printer = console.ConsolePrinter({"01": "Embedding lookup"}, verbose, source, write=lines.append)
     for r in results:
         printer(r)
     printer.totals(results)
@@ -157,7 +160,7 @@ def test_a_named_mistake_is_printed_once_per_exercise():
     msg = mistake_message("repeated ids overwrote each other.")
     r = result("01", "embedding_backward", WRONG, [("c1", False, msg), ("c2", False, msg), ("c3", True, ""),
                                                    ("c4", False, msg)])
-    out = console([r])
+    out = console_text([r])
     assert out.count("repeated ids overwrote each other.") == 1
     assert "Likely mistake (3 of 3 failing cases)" in out
     assert out.count("expected 1") == 3  # each case's expected vs got is still shown
@@ -165,9 +168,9 @@ def test_a_named_mistake_is_printed_once_per_exercise():
 
 def test_an_import_error_is_printed_once_per_chapter_and_quiet_is_one_line_per_exercise():
     rs = [whole("01", n, ERROR, 6, SYNTAX_ERROR) for n in ("lookup", "lookup_onehot", "row_byte_offset")]
-    out = console(rs)
+    out = console_text(rs)
     assert out.count("SyntaxError") == 1 and out.count("the same error as lookup above") == 2
-    quiet = console(rs + [result("01", "quiz01", NOT_ATTEMPTED, [("question 1", False, "not answered yet")])],
+    quiet = console_text(rs + [result("01", "quiz01", NOT_ATTEMPTED, [("question 1", False, "not answered yet")])],
                     verbose=False)
     lines = [line for line in quiet.splitlines() if line.strip()]
     assert len(lines) == 4 + 1 and all("pts" in line for line in lines[:4]) and lines[-1].startswith("Score:")
@@ -214,7 +217,7 @@ def test_gradebook_has_points_columns_and_only_student_rows(tmp_path):
             "bob": [result("01", "lookup", WRONG, [("a", False, "x")]),
                     result("01", "quiz01", NOT_ATTEMPTED, [("question 1", False, "")])]}
     book = tmp_path / "grades.csv"
-    report.write_gradebook(rows, book)
+    console.write_gradebook(rows, book)
     got = {r["student"]: r for r in csv.DictReader(book.open())}
     assert set(got) == {"alice", "bob"}
     assert got["alice"]["lookup"] == "1" and got["alice"]["lookup points (max 3)"] == "3"
@@ -231,14 +234,14 @@ def test_json_and_junit_reports_carry_points_and_totals(tmp_path):
     rs = [result("01", "lookup", PASSED, [("a", True, "")]),
           result("01", "embedding_backward", WRONG, [("a", False, msg), ("b", True, "")]),
           result("04", "softmax", WRONG, [("a", False, "x")])]
-    report.to_json(rs, tmp_path / "r.json", str(tmp_path))
+    console.to_json(rs, tmp_path / "r.json", str(tmp_path))
     data = json.loads((tmp_path / "r.json").read_text())
     assert (data["points"], data["max_points"]) == (3, 9)
     assert data["chapters"] == {"01": {"points": 3, "max_points": 6}, "04": {"points": 0, "max_points": 3}}
     back = data["exercises"][1]
     assert back["mistakes"] == ["repeated ids overwrote each other."] and back["cases"][0]["message"] == msg
     assert back["cases"][0]["mistake"] == "repeated ids overwrote each other." and back["points"] == 0
-    report.to_junit(rs, tmp_path / "r.xml")
+    console.to_junit(rs, tmp_path / "r.xml")
     root = ET.parse(tmp_path / "r.xml").getroot()
     assert (root.get("points"), root.get("max_points")) == ("3", "9")
     suites = {s.get("name"): {p.get("name"): p.get("value") for p in s.find("properties")} for s in root}
@@ -342,7 +345,7 @@ def test_gradescope_package_contents(tmp_path):
         setup = zf.read("setup.sh").decode()
         run = zf.read("run_autograder").decode()
     assert listed == names and {"setup.sh", "run_autograder", "judge.py", "constraints.txt", "pyproject.toml",
-                                "grading/runner.py", "lesson_utils/course_model.py", "exercises/ch04_sampling.py"} <= set(listed)
+                                "grading/engine/scheduler.py", "lesson_utils/course_model.py", "exercises/ch04_sampling.py"} <= set(listed)
     assert not [n for n in listed if n.startswith(("solutions/", "tests/", ".git")) or "__pycache__" in n]
     assert modes["setup.sh"] & stat.S_IXUSR and modes["run_autograder"] & stat.S_IXUSR
     torch_pin = next(line.split('"')[1] for line in COURSE_PY.splitlines() if line.startswith("TORCH ="))
@@ -592,17 +595,17 @@ def test_every_report_says_which_isolation_was_in_force(tmp_path):
     fallback = result("01", "lookup_onehot", WRONG, [("a", False, "x")])
     fallback.isolation = "audit hooks"
     rows = {"alice": [sandboxed, fallback]}
-    assert report.isolation_of([sandboxed]) == "bubblewrap"
-    assert report.isolation_of([sandboxed, fallback]) == "audit hooks + bubblewrap"
-    assert report.isolation_of([]) == "none (nothing was run)"
+    assert console.isolation_of([sandboxed]) == "bubblewrap"
+    assert console.isolation_of([sandboxed, fallback]) == "audit hooks + bubblewrap"
+    assert console.isolation_of([]) == "none (nothing was run)"
 
-    report.write_gradebook(rows, tmp_path / "grades.csv")
+    console.write_gradebook(rows, tmp_path / "grades.csv")
     assert next(csv.DictReader((tmp_path / "grades.csv").open()))["isolation"] == "audit hooks + bubblewrap"
-    report.to_json([sandboxed], tmp_path / "one.json", str(tmp_path))
+    console.to_json([sandboxed], tmp_path / "one.json", str(tmp_path))
     assert json.loads((tmp_path / "one.json").read_text())["isolation"] == "bubblewrap"
-    report.class_to_json(rows, tmp_path / "class.json")
+    console.class_to_json(rows, tmp_path / "class.json")
     assert json.loads((tmp_path / "class.json").read_text())["students"]["alice"]["isolation"] == "audit hooks + bubblewrap"
-    report.to_junit([sandboxed], tmp_path / "j.xml")
+    console.to_junit([sandboxed], tmp_path / "j.xml")
     assert 'isolation="bubblewrap"' in (tmp_path / "j.xml").read_text()
     md = feedback.to_markdown(feedback.blocks("alice", [sandboxed], {"01": "Embedding lookup"}))
     assert "Your code ran isolated by: bubblewrap." in md

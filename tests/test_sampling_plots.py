@@ -104,3 +104,23 @@ def test_most_repeated_phrase_and_distinct_ngrams():
     assert most_repeated_phrase([1, 2, 3, 4]) == ([], 0)
     assert distinct_ngrams([1, 2, 3, 4]) == 1.0
     assert distinct_ngrams([1, 2, 1, 2, 1]) == 0.5
+
+
+def test_plot_path_recap_draws_every_stage_and_the_given_numbers():
+    from lesson_utils.sampling_plots import RECAP_STAGES, plot_path_recap
+
+    ax = plot_path_recap({"logits": "49,152 scores", "greedy": "' cat'"})
+    boxes = {t.get_gid(): t.get_text() for t in ax.texts if t.get_gid()}
+    assert set(boxes) == set(RECAP_STAGES)
+    assert "[49,152 scores]" in boxes["logits"] and "[' cat']" in boxes["greedy"] and boxes["h"].count("\n") == 2
+    assert boxes["tying"].count("\n1. ") == 1 and "3. " in boxes["tying"]
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == 8  # six along the path, the tie, and its link to the benefits
+    plt.close("all")
+
+
+def test_plot_path_recap_rejects_an_unknown_stage():
+    from lesson_utils.sampling_plots import plot_path_recap
+
+    with pytest.raises(ValueError, match="unknown stage"):
+        plot_path_recap({"logit": "x"})

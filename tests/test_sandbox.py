@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grading import runner, sandbox
+from grading import model
+from grading.engine import sandbox, scheduler
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTION = (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8")
@@ -31,8 +32,8 @@ def student(folder: Path, body: str) -> Path:
     return ex
 
 
-def grade_one(folder: Path, **kw) -> runner.ExerciseResult:
-    return runner.grade(folder, NO_MODEL, **kw)[0]
+def grade_one(folder: Path, **kw) -> model.ExerciseResult:
+    return scheduler.grade(folder, NO_MODEL, **kw)[0]
 
 
 def probe(tmp_path: Path, code: str) -> str:
@@ -41,7 +42,7 @@ def probe(tmp_path: Path, code: str) -> str:
     body = "def embedding_backward(grad_out, ids, vocab_size):\n    seen = ''\n" + textwrap.indent(
         textwrap.dedent(code), "    ") + "\n    raise RuntimeError('PRO' + 'BE<' + str(seen) + '>PRO' + 'BE')\n"
     r = grade_one(student(tmp_path, body))
-    assert r.status == runner.ERROR, r
+    assert r.status == model.ERROR, r
     found = re.search(r"PROBE<(.*)>PROBE", r.cases[0].message, re.S)
     assert found, r.cases[0].message
     return found.group(1)
@@ -80,7 +81,7 @@ def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
         open({str(victim_file)!r}, "w").write("def embedding_backward(*a):\\n    return None\\n")
     """)
     # the attacker goes first (sorted), as in the issue
-    results = runner.grade_many([klass / "attacker" / "exercises", victim], NO_MODEL, blocked_extra=[klass])
+    results = scheduler.grade_many([klass / "attacker" / "exercises", victim], NO_MODEL, blocked_extra=[klass])
     attacker, victim_result = results[0][0], results[1][0]
     connected = []
     try:
@@ -90,10 +91,10 @@ def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
     finally:
         listener.close()
     assert victim_file.read_bytes() == before, "the victim's submission was changed on disk"
-    assert victim_result.status == runner.PASSED
+    assert victim_result.status == model.PASSED
     assert not tmp_marker.exists() and not home_marker.exists()
     assert not connected, "the attacker reached a listener on the teacher's machine"
-    assert attacker.status == runner.ERROR
+    assert attacker.status == model.ERROR
     msg = attacker.cases[0].message
     assert "Importing ch01_embeddings.py failed" in msg
     assert any(w in msg for w in ("not allowed", "Read-only", "No such file", "Network", "unreachable"))
@@ -104,7 +105,7 @@ def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
 
 def test_no_reading_system_secrets_or_the_answers(tmp_path):
     targets = ["/etc/passwd", str(Path.home() / ".ssh" / "id_rsa"), str(REPO / "solutions" / "ch01_embeddings.py"),
-               str(REPO / "grading" / "ch01_embeddings.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
+               str(REPO / "grading" / "checks" / "ch01_embeddings.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
     code = "".join(attempt(f"open({t!r}).read()") for t in targets)
     code += attempt(f"os.listdir({str(REPO / '.git')!r})") + attempt(f"os.listdir({str(REPO / 'solutions')!r})")
     seen = probe(tmp_path, "import os\n" + code).split(";")[:-1]
@@ -169,7 +170,7 @@ def test_fork_bomb_is_a_named_error(tmp_path):
             while True:
                 os.fork()
     """))
-    assert r.status == runner.ERROR and "Starting other programs is not allowed" in r.cases[0].message
+    assert r.status == model.ERROR and "Starting other programs is not allowed" in r.cases[0].message
 
 
 def test_thread_bomb_hits_the_thread_limit(tmp_path):
@@ -225,7 +226,7 @@ def test_a_gigabyte_of_printing_is_stopped_with_a_named_error(tmp_path):
                 sys.stdout.write(line)
             return None
     """))
-    assert r.status == runner.ERROR and "printed more than" in r.cases[0].message
+    assert r.status == model.ERROR and "printed more than" in r.cases[0].message
 
 
 # ---------------------------------------------------------------- the ways in of issue 13
@@ -233,9 +234,8 @@ def test_a_gigabyte_of_printing_is_stopped_with_a_named_error(tmp_path):
 def test_no_check_or_reference_code_in_the_learners_process(tmp_path):
     seen = probe(tmp_path, """
         import sys, gc
-        seen = ','.join(sorted(m for m in sys.modules if m.startswith('grading.') and m.split('.')[1] not in
-                               ('warm', 'child', 'guard', 'wire', 'protocols', 'fixtures', 'input_types')
-                               and not m.startswith('grading.protocols_')))
+        seen = ','.join(sorted(m for m in sys.modules if m.startswith('grading.') and m != 'grading.worker'
+                               and not m.startswith('grading.worker.')))
         frame, names = sys._getframe(), []
         while frame is not None:
             names += [k for k, v in frame.f_globals.items() if 'reference' in k.lower() or k == 'CHAPTER']
@@ -253,20 +253,20 @@ def test_no_check_or_reference_code_in_the_learners_process(tmp_path):
 
 def test_swapping_the_call_protocols_changes_nothing(tmp_path):
     r = grade_one(student(tmp_path, """
-        import grading.protocols as P
+        import grading.worker.calls as P
         P.PROTOCOLS['call'] = lambda fn, inputs: P.PROTOCOLS  # would send back something else
         P.call.__code__ = (lambda fn, inputs: None).__code__
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
     """))
-    assert r.status == runner.ERROR and "not allowed" in r.cases[0].message  # the __code__ swap is refused
+    assert r.status == model.ERROR and "not allowed" in r.cases[0].message  # the __code__ swap is refused
     r = grade_one(student(tmp_path, """
-        import grading.protocols as P
+        import grading.worker.calls as P
         P.PROTOCOLS['call'] = lambda fn, inputs: 'forged'
         def embedding_backward(grad_out, ids, vocab_size):
             return torch.zeros(vocab_size, grad_out.shape[-1], dtype=grad_out.dtype)
     """))
-    assert r.status == runner.WRONG and "forged" not in r.cases[0].message  # the real protocol ran
+    assert r.status == model.WRONG and "forged" not in r.cases[0].message  # the real protocol ran
 
 
 def test_forged_frames_on_the_result_pipe_are_not_trusted(tmp_path):
@@ -278,7 +278,7 @@ def test_forged_frames_on_the_result_pipe_are_not_trusted(tmp_path):
             except OSError:
                 pass
     """))
-    assert r.status == runner.ERROR and "out of order" in r.cases[0].message
+    assert r.status == model.ERROR and "out of order" in r.cases[0].message
 
 
 def test_forged_result_files_and_exit_are_not_a_pass(tmp_path):
@@ -287,7 +287,7 @@ def test_forged_result_files_and_exit_are_not_a_pass(tmp_path):
         torch.save([{'name': 'x', 'output': 1}], 'embedding_backward.pt')
         os._exit(0)
     """))
-    assert r.status == runner.ERROR and "ended while importing" in r.cases[0].message
+    assert r.status == model.ERROR and "ended while importing" in r.cases[0].message
 
 
 # A native extension module is the one way past the audit hooks (the learner's file may write one into its
@@ -353,7 +353,7 @@ def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path, suffix
         _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
     """)
     victim = student(tmp_path / "victim", "")
-    attacked, graded = runner.grade_many([attacker, victim], "01", workers=1)
+    attacked, graded = scheduler.grade_many([attacker, victim], "01", workers=1)
     assert not any(r.passed for r in attacked)
     assert "Loading the compiled module" in attacked[0].message and "not allowed" in attacked[0].message
     assert all(r.passed for r in graded), [(r.name, r.status, r.message[:200]) for r in graded if not r.passed]
@@ -362,10 +362,10 @@ def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path, suffix
 @needs_bwrap
 def test_the_worker_kills_what_a_child_left_behind(tmp_path):
     """Should native code get past the hooks anyway, a daemon it leaves (own session, reparented to the sandbox's
-    init) is killed by the worker before the next child: grading.warm._kill_strays, run where the worker runs."""
+    init) is killed by the worker before the next child: grading.worker.main._kill_strays, run where the worker runs."""
     script = textwrap.dedent("""
         import os, subprocess, time
-        from grading import warm
+        from grading.worker import main as warm
         subprocess.run(["sh", "-c", "setsid sleep 60 &"], check=True)  # orphaned at once, in its own session
         time.sleep(0.2)
         def others():
@@ -488,11 +488,11 @@ def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
 
 
 def test_a_worker_that_cannot_start_is_a_named_error_not_a_crash(tmp_path, monkeypatch):
-    from grading import pool
+    from grading.engine import workers
 
     def broken(*_a, **_k):
-        raise pool.WorkerFailed("simulated: bwrap refused to start")
+        raise workers.WorkerFailed("simulated: bwrap refused to start")
 
-    monkeypatch.setattr(pool, "worker", broken)
+    monkeypatch.setattr(workers, "warm_worker", broken)
     r = grade_one(student(tmp_path, ""))
-    assert r.status == runner.ERROR and "could not start" in r.cases[0].message
+    assert r.status == model.ERROR and "could not start" in r.cases[0].message

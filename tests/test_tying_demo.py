@@ -61,3 +61,32 @@ def test_tiny_lm_tied_and_untied():
     assert count(untied) - count(tied) == 50 * 8
     assert tied(torch.zeros(2, 4, dtype=torch.long)).shape == (2, 4, 50)
     assert abs(float(tied.embed.weight.detach().std()) - 0.02) < 0.005
+
+
+def test_two_decimals_never_prints_negative_zero():
+    from lesson_utils.tying_demo import two_decimals
+
+    assert two_decimals(-0.001) == "0.00" and two_decimals(-0.001, signed=True) == "+0.00"
+    assert two_decimals(3.456) == "3.46" and two_decimals(-0.04, signed=True) == "-0.04"
+
+
+def test_cosine_band_edges():
+    from lesson_utils.tying_demo import cosine_band
+
+    assert [cosine_band(c) for c in (0.9, 0.61, 0.6, 0.3, 0.25, 0.24, -0.1)] == [
+        "above 0.6", "above 0.6", "0.25 to 0.6", "0.25 to 0.6", "0.25 to 0.6", "below 0.25", "below 0.25"]
+
+
+def test_reference_facts_counts_on_meta_and_flips_by_one_table():
+    from lesson_utils.reference_models import REFERENCE_CONFIGS
+    from lesson_utils.tying_demo import reference_facts
+
+    facts = reference_facts()
+    assert list(facts) == list(REFERENCE_CONFIGS)
+    assert all(f["device"] == "meta" for f in facts.values())
+    assert facts["GPT-2 small"]["total"] == 124_439_808 and facts["GPT-2 small"]["tied"]
+    assert facts["Qwen2.5-7B"]["tied"] is False and facts["Qwen2.5-7B"]["total"] == 7_615_616_512
+    assert set(n for n, f in facts.items() if "vision" in f) == {"Qwen3.5-0.8B"}
+    for name, f in facts.items():
+        extra = f["V"] if name == "BERT-base" else 0  # BERT's untied decoder brings its own bias
+        assert abs(f["flipped"] - f["total"]) == f["V"] * f["d"] + extra, name

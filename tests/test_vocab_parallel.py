@@ -75,18 +75,18 @@ def test_launched_terminates_processes_when_the_body_fails():
 
 
 @pytest.mark.parametrize("world", [2, 4])
-def test_embedding_worker_equals_the_unsharded_lookup(world):
+def test_embedding_worker_is_pytorchs_own_vocab_parallel_lookup(world):
     E = torch.randn(24, 5, generator=torch.Generator().manual_seed(0))
     ids = torch.tensor([0, 23, 6, 11, 12, 5, 18, 0])
     shards = vp.even_shards(24, world)
-    results = vp.run_ranks(vp.embedding_worker, [{"shard": E[s:e].clone(), "start": s} for s, e in shards],
-                           {"ids": ids})
+    results = vp.run_ranks(vp.embedding_worker, [{"shard": E[s:e].clone()} for s, e in shards], {"ids": ids})
     for (s, e), r in zip(shards, results):
-        assert torch.equal(r["full"], E[ids])
+        assert torch.equal(r["full"], E[ids])  # bit for bit on every rank
         owned = (ids >= s) & (ids < e)
-        assert torch.equal(r["outside"], ~owned)
-        assert torch.equal(r["partial"], torch.where(owned[:, None], E[ids], 0.0))
-        assert r["comm"] == [("all_reduce(sum)", (8, 5), "float32", 8 * 5 * 4)]
+        assert torch.equal(r["local"][owned], E[ids][owned])  # the rank's own rows, before the reduction
+        assert not torch.equal(r["local"], torch.where(owned[:, None], E[ids], 0.0))  # borrowed rows not zeroed yet
+        assert r["placement"] == "MaskPartial" and r["collectives"] == {"all_reduce": 1}
+        assert r["comm"] == []  # DTensor talks to the process group itself, not through CommLog
 
 
 def test_head_worker_merges_equal_the_unsharded_references():

@@ -1,0 +1,162 @@
+"""Chapter 03: count_parameters, embedding_share and untied_total against meta-device models."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from torch import nn
+
+from ..compare import expect_equal, expect_float
+from ..fixtures import SharedStorageParameters, TinyLM, cached_tiny_model, course_model
+from .tying import _built
+
+
+# ---------------------------------------------------------------- count_parameters
+
+
+def _shared_linear():
+    lin = _built(lambda: nn.Linear(6, 6))
+    return (nn.Sequential(lin, nn.ReLU(), lin),)
+
+
+def _frozen():
+    model = _built(lambda: TinyLM(30, 8, tied=True))
+    for p in model.block.parameters():
+        p.requires_grad_(False)
+    model.embed.weight.requires_grad_(False)
+    return (model,)
+
+
+def _tied_with_buffers():
+    def make():
+        model = TinyLM(40, 8, tied=True)
+        model.extra_norm = nn.BatchNorm1d(8)  # buffers, so state_dict() and every name give different wrong counts
+        return model
+    return (_built(make),)
+
+
+def _with_buffers():
+    return (_built(lambda: nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))),)
+
+
+def _tiny_hf(tied: bool):
+    return (cached_tiny_model("llama", seed=0, vocab_size=128, hidden_size=32, num_layers=2, tied=tied),)
+
+
+def _meta_qwen3():
+    from lesson_utils.reference_models import meta_model
+
+    return (meta_model("Qwen3-0.6B"),)
+
+
+COUNT_INPUTS = {
+    "nn.Linear(4, 3): a weight and a bias": lambda: (_built(lambda: nn.Linear(4, 3)),),
+    "a toy LM, untied (embedding and head are two tensors)": lambda: (_built(lambda: TinyLM(40, 8, tied=False)),),
+    "the same toy LM, tied (one tensor under two names)": lambda: (_built(lambda: TinyLM(40, 8, tied=True)),),
+    "one Linear used twice in a Sequential": _shared_linear,
+    "frozen parameters count too": _frozen,
+    "buffers are not parameters (BatchNorm running statistics)": _with_buffers,
+    "a module with no parameters": lambda: (nn.ReLU(),),
+    "a tiny transformers Llama, tied": lambda: _tiny_hf(True),
+    "a tiny transformers Llama, untied": lambda: _tiny_hf(False),
+    "Qwen3-0.6B on the meta device (shapes only; data_ptr() is 0 for every tensor)": _meta_qwen3,
+    "the course model (tied)": lambda: (course_model()[0],),
+    "a tied toy LM with a BatchNorm: a shared matrix AND buffers": _tied_with_buffers,
+    "two distinct Parameters viewing one storage (a fused [6, 4] weight and its lower half)":
+        lambda: (SharedStorageParameters(6, 4, seed=3),),
+}
+
+
+def _count_mistakes(model: nn.Module):
+    every_name = list(model.named_parameters(remove_duplicate=False))
+    yield ("counted state_dict() entries: a tied matrix appears there under both names, and buffers "
+           "(running statistics, masks) are included although they are not parameters.",
+           lambda: sum(v.numel() for v in model.state_dict().values()))
+    yield ("counted every name: a shared Parameter is registered once per module that holds it "
+           "(named_parameters(remove_duplicate=False), or looping over modules). Count each tensor once.",
+           lambda: sum(p.numel() for _, p in every_name))
+    yield ("counted only trainable parameters (requires_grad=True); frozen parameters are parameters too.",
+           lambda: sum(p.numel() for p in model.parameters() if p.requires_grad))
+    yield ("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
+           "Deduplicate by the Parameter object itself; model.parameters() already yields each one once.",
+           lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
+    by_storage = [(p.untyped_storage().data_ptr(), p) for p in model.parameters()]
+    for kept in (by_storage, by_storage[::-1]):  # a dict keeps the last Parameter of a storage, setdefault the first
+        yield ("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one storage "
+               "(a fused matrix exposed in parts) and are still two parameters. Deduplicate by the Parameter object "
+               "itself; model.parameters() already yields each one once.",
+               lambda kept=kept: sum(p.numel() for p in dict(kept).values()))
+    yield ("counted Parameter tensors, not the numbers in them: add up p.numel() for each parameter.",
+           lambda: len(list(model.parameters())))
+
+
+def _check_count(out, inputs):
+    (model,) = inputs
+    by_identity = {id(p): p for _, p in model.named_parameters(remove_duplicate=False)}  # independent dedup
+    expected = sum(p.numel() for p in by_identity.values())
+    expect_equal(out, expected, "number of parameters", mistakes=_count_mistakes(model))
+
+
+# ---------------------------------------------------------------- embedding_share / untied_total
+
+# name: (V, d, tied total); the reference models' checks rebuild them on the meta device.
+SHARE_INPUTS = {
+    "GPT-2 small": (50257, 768, 124_439_808),
+    "Qwen3-0.6B": (151936, 1024, 596_049_920),
+    "Qwen3.5-0.8B": (248320, 1024, 852_985_920),
+    "the course model (SmolLM2-135M)": (49152, 576, 134_515_008),
+    "a model that is nothing but its embedding": (10, 4, 40),
+    "a small toy model": (100, 8, 2000),
+}
+
+
+@lru_cache(maxsize=None)
+def _meta_counts(name: str) -> tuple[int, int, int]:
+    """(tied total, one table, untied total) measured on the meta-device architecture."""
+    from lesson_utils.reference_models import meta_model
+
+    def count(m):
+        return sum(p.numel() for p in {id(p): p for p in m.parameters()}.values())
+
+    tied = meta_model(name, tied=True)
+    return count(tied), tied.get_input_embeddings().weight.numel(), count(meta_model(name, tied=False))
+
+
+def _share_reference(name: str, V: int, d: int, total: int) -> tuple[int, int]:
+    """(one table, untied total): measured on the architecture for the reference models, arithmetic otherwise."""
+    if name in ("GPT-2 small", "Qwen3-0.6B", "Qwen3.5-0.8B"):
+        _, table, untied = _meta_counts(name)  # tests/test_tying_demo.py pins the tied total to SHARE_INPUTS
+        return table, untied
+    return V * d, total + V * d
+
+
+def _check_share(name):
+    def check(out, inputs):
+        V, d, total = inputs
+        table, _ = _share_reference(name, V, d, total)
+        expect_float(out, table / total, f"embedding share of {name} (V={V}, d={d}, total={total:,})",
+                     atol=1e-12, rtol=1e-9, mistakes=[
+                         ("counted the table twice: in a tied model the embedding and the head are ONE table.",
+                          2 * V * d / total),
+                         ("returned a percentage; return a fraction between 0 and 1.", 100 * table / total),
+                         ("divided by the untied total; total_params is the tied model's count.",
+                          V * d / (total + V * d)),
+                         ("used integer division (//), which rounds the fraction down to 0; use /.", V * d // total),
+                     ])
+    return check
+
+
+def _check_untied(name):
+    def check(out, inputs):
+        V, d, total = inputs
+        _, untied = _share_reference(name, V, d, total)
+        expect_equal(out, untied, f"untied total of {name} (V={V}, d={d}, tied total={total:,}; an int)", mistakes=[
+            ("added two tables: the tied model already contains one V x d table; untying adds ONE more.",
+             total + 2 * V * d),
+            ("doubled the whole model: only the V x d table is duplicated.", 2 * total),
+            ("subtracted the table: untying adds a table, tying removes one.", total - V * d),
+            ("returned only the two tables (2 * V * d): untied_total is the WHOLE model, total_params plus the "
+             "new head's V x d matrix.", 2 * V * d),
+            ("gave the new head a bias (V more): an untied head is a V x d matrix like the embedding, no bias.",
+             total + V * d + V),
+        ])
+    return check

@@ -1,0 +1,77 @@
+"""Chapter 03: rows_with_gradient, the embedding rows a batch's loss reaches."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from ..compare import expect_equal
+from ..fixtures import TinyLM, random_ids
+from .tying import _built
+
+
+# ---------------------------------------------------------------- rows_with_gradient
+
+
+def _lm_gradient(tied: bool) -> torch.Tensor:
+    """The embedding's gradient after one backward pass of a toy LM on 2 x 12 random tokens."""
+    model = _built(lambda: TinyLM(200, 16, tied), seed=3)
+    ids = random_ids(200, (2, 13), 8)
+    h = model.embed(ids[:, :-1])
+    logits = model.head(model.norm(h + model.block(h)))
+    F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()).backward()
+    return model.embed.weight.grad.detach()
+
+
+def _cancelling_rows():
+    v = random_ids(9, (30, 3), 21).float() + 1  # whole numbers 1..9, so the sums below are exact
+    return torch.cat([v, -v], dim=1)  # every row sums to 0 exactly, but none is zero
+
+
+def _negative_zeros():
+    g = torch.zeros(5, 3)
+    g[1] = -0.0
+    g[3, 2] = 1.0
+    return g
+
+
+def _one_entry():
+    g = torch.zeros(1000, 64)
+    g[617, 63] = 1e-3
+    return g
+
+
+ROWS_INPUTS = {
+    "the docstring example": lambda: torch.tensor([[0., 0.], [1., -1.], [0., 3.], [2., 5.], [4., 0.]]),
+    "tiny values count (2e-30 and 1e-9 are not zero)":
+        lambda: torch.tensor([[0., 0.], [0., 2e-30], [1e-9, 2e-9], [5., 0.], [6., 0.]]),
+    "rows that sum to zero but are not zero": _cancelling_rows,
+    "-0.0 is zero": _negative_zeros,
+    "one non-zero entry in the last column of row 617": _one_entry,
+    "an all-zero gradient": lambda: torch.zeros(8, 4),
+    "an empty vocabulary [0, 4]": lambda: torch.zeros(0, 4),
+    "float16 gradient": lambda: torch.tensor([[0., 1e-5], [0., 0.], [-2., 0.]], dtype=torch.float16),
+    "untied tiny LM: the input embedding's gradient after one backward pass": lambda: _lm_gradient(False),
+    "tied tiny LM: the shared matrix's gradient after one backward pass": lambda: _lm_gradient(True),
+}
+
+
+def _check_rows(out, inputs):
+    (grad,) = inputs
+    expected = len(torch.unique(torch.nonzero(grad)[:, 0])) if grad.numel() else 0  # rows that hold a non-zero
+    nz = grad != 0
+    expect_equal(out, expected, f"rows with non-zero gradient in a {list(grad.shape)} gradient (a Python int)", mistakes=[
+        ("counted non-zero entries, not rows.", lambda: int(nz.sum())),
+        ("counted rows whose entries are ALL non-zero; a row counts if ANY entry is non-zero.",
+         lambda: int(nz.all(dim=1).sum()) if grad.numel() else 0),
+        ("summed each row: a row like [1, -1] sums to 0 but its gradient is not zero. Test each entry.",
+         lambda: int((grad.sum(dim=1) != 0).sum())),
+        ("used a tolerance: any non-zero value, however small, means the row receives gradient.",
+         lambda: int((grad.abs() > 1e-6).any(dim=1).sum()) if grad.numel() else 0),
+        ("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "
+         "(1e-5 ** 2 in float16). Test each entry: (grad != 0).any(dim=1).",
+         lambda: int(((grad ** 2).sum(dim=1) > 0).sum()) if grad.numel() else 0),
+    ])
+
+
+def _rows_inputs(make):
+    return lambda: (make(),)

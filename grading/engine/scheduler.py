@@ -1,0 +1,219 @@
+"""Schedule grading: each chapter of each learner folder goes to a warm sandboxed worker (engine/workers.py),
+whose reply one checking thread hands to the Checker (engine/checker.py) while the workers run the next file.
+"""
+from __future__ import annotations
+
+import io
+import os
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from ..catalog import load_chapters, select
+from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseResult
+from ..worker import limits
+from . import workers as warm_workers
+from .workers import Worker, WorkerFailed
+from .checker import Checker, whole_exercise
+
+REPO = Path(__file__).resolve().parents[2]
+IMPORT_TIMEOUT_S = limits.IMPORT_TIMEOUT_S  # importing the learner's file, before any exercise starts
+SETUP_TIMEOUT_S = limits.SETUP_TIMEOUT_S  # copying one exercise's inputs, outside its own time limit
+DEPENDENT_TIMEOUT_S = limits.DEPENDENT_TIMEOUT_S  # an exercise calling the learner's own function that timed out
+
+
+def _blocked(source: Path, extra: list[Path]) -> list[str]:
+    """What learner code must never read (the OS sandbox hides it; the audit-hook fallback refuses it)."""
+    paths = [REPO / "solutions", source.parent / "solutions", REPO / ".git", REPO / "grading", REPO / "tests",
+             REPO / "mutants", source, Path.home() / ".ssh", *extra]
+    return sorted({str(p.resolve()) for p in paths})
+
+
+def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], memory_mb: int,
+             time_limit_s: float | None, blocked: list[str], source: bytes = b"") -> dict:
+    from ..dependencies import calls_in_source
+
+    return {
+        "calls": calls_in_source(source.decode("utf-8", "replace"), [e.name for e in exercises]),
+        "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
+        "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
+        "dependent_timeout_s": DEPENDENT_TIMEOUT_S,
+        "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
+        "exercises": [{"name": e.name, "is_quiz": e.is_quiz, "key": keys[e.name], "cases": [c.name for c in e.cases],
+                       "calls": [c.call for c in e.cases]} for e in exercises],
+    }
+
+
+OUTCOME_STATUS = {"timeout": TIMEOUT, "import_error": ERROR, "died": ERROR, "output_limit": ERROR,
+                  "too_big": ERROR, "protocol": ERROR}
+
+
+@dataclass
+class _Reply:
+    """What a worker sent back for one chapter of one learner file, still to be checked by the judge."""
+    chapter: Chapter
+    exercises: list[Exercise]
+    reply: dict
+    blobs: list[bytes]
+    isolation: str
+
+
+def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
+             checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
+             blocked_extra: list[Path] = ()) -> "list[ExerciseResult] | _Reply":
+    """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
+    final results when there is nothing to check (no file, unreadable, the worker failed)."""
+    if not learner_file.exists():
+        return [whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
+    try:
+        source = learner_file.read_bytes()  # the judge reads a copy; the student's folder is never written
+    except OSError as exc:
+        return [whole_exercise(chapter, e, ERROR, f"Cannot read {learner_file}: {exc}") for e in exercises]
+    iso = worker.isolation.name
+    try:
+        keys = {}
+        with worker.lock:
+            for e in exercises:
+                key, blob = checker.blob(chapter, e)
+                worker.send_inputs(key, blob)
+                keys[e.name] = key
+            req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
+                           _blocked(learner_file.parent, list(blocked_extra)), source)
+            wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
+            reply, blobs = worker.grade(req, source, 2 * wait + 60)
+    except WorkerFailed as exc:
+        return [_tag(whole_exercise(chapter, e, ERROR, f"The grading worker failed, so this was not graded: {exc}"),
+                     iso) for e in exercises]
+    return _Reply(chapter, exercises, reply, blobs, iso)
+
+
+def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
+    """The judge's verdict on a worker's reply: each result loaded as plain data and checked."""
+    results, it = [], iter(got.blobs)
+    for e in got.exercises:
+        outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": "no outcome was reported"})
+        if outcome["kind"] == "result":
+            try:
+                raw = torch.load(io.BytesIO(next(it)), weights_only=True)
+                res = checker.grade(got.chapter, e, raw)
+            except Exception as exc:
+                res = whole_exercise(got.chapter, e, ERROR, f"Your result could not be read back safely "
+                                                             f"({type(exc).__name__}); return plain tensors, numbers "
+                                                             "or tuples of them.")
+        else:
+            res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome["message"])
+        results.append(_tag(res, got.isolation))
+    return results
+
+
+def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
+    res.isolation = isolation
+    return res
+
+
+def _plan_needs_model(plan) -> bool:
+    return any(e.uses_course_model for _, es in plan for e in es)
+
+
+def _workers_for(n_tasks: int, workers: int | None) -> int:
+    return max(1, min(n_tasks, workers or min(2, os.cpu_count() or 1)))
+
+
+def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+               checker: Checker | None = None, time_limit_s: float | None = None,
+               on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
+               blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
+               ) -> list[list[ExerciseResult]]:
+    """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
+
+    on_done(i, source, results) is called (from the checking thread) as each folder is finished;
+    on_result(result) as each exercise is (one chapter's results together, never interleaved).
+    Workers run the learner's code while one thread checks what they sent back, so no worker waits for a check.
+    """
+    checker = checker or Checker()
+    plan = select(load_chapters(), target)
+    if _plan_needs_model(plan):
+        from lesson_utils.course_model import ensure_course_model
+
+        ensure_course_model()  # build the cache once here, not concurrently in the workers
+    sources = [Path(s).resolve() for s in sources]
+    tasks: queue.Queue = queue.Queue()
+    for i, src in enumerate(sources):
+        for j, (chapter, exercises) in enumerate(plan):
+            tasks.put((i, j, src, chapter, exercises))
+    found: dict[tuple[int, int], list[ExerciseResult]] = {}
+    remaining = [len(plan)] * len(sources)
+    n = _workers_for(tasks.qsize(), workers)
+    to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply) for the checking thread; None ends it
+    check_failed: list[BaseException] = []  # the first error of the checking thread (a callback that raised)
+
+    def finish(i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
+        for r in res if on_result else ():
+            on_result(r)
+        found[(i, j)] = res
+        remaining[i] -= 1
+        if remaining[i] == 0 and on_done:  # in one thread: one student's report is never interleaved
+            on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
+
+    def run_worker(k: int) -> None:
+        while True:
+            try:
+                i, j, src, chapter, exercises = tasks.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                worker = warm_workers.warm_worker(k)
+            except WorkerFailed as exc:
+                got = [whole_exercise(chapter, e, ERROR, f"The grading worker could not start: {exc}")
+                       for e in exercises]
+            else:
+                got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
+                               time_limit_s, blocked_extra)
+            to_check.put((i, j, src, got))  # checked in the checking thread while this worker runs the next
+
+    def run_checks() -> None:
+        while (item := to_check.get()) is not None:  # drains to the end whatever fails, so no worker blocks
+            i, j, src, got = item
+            try:
+                res = got if isinstance(got, list) else check_reply(got, checker)
+            except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
+                res = [whole_exercise(plan[j][0], e, ERROR, f"The judge failed while checking this "
+                                                             f"({type(exc).__name__}: {exc}); please report it.")
+                       for e in plan[j][1]]
+            try:
+                finish(i, j, src, res)
+            except BaseException as exc:  # on_result/on_done raised: re-raised in the caller's thread below
+                found[(i, j)] = res
+                check_failed.append(exc)
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+    checking = threading.Thread(target=run_checks, name="grading-checks", daemon=True)
+    checking.start()
+    try:
+        with ThreadPoolExecutor(max_workers=n) as ex:
+            list(ex.map(run_worker, range(n)))
+    finally:
+        to_check.put(None)
+        checking.join()
+        torch.set_num_threads(threads)
+    if check_failed:
+        raise check_failed[0]
+    return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
+
+
+def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+          checker: Checker | None = None, time_limit_s: float | None = None,
+          on_result=None) -> list[ExerciseResult]:
+    """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
+
+    memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
+    replaces every exercise's own time limit. on_result, when given, is called with each
+    ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
+    """
+    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result)[0]

@@ -1,0 +1,200 @@
+"""The judge's handles on warm grading workers (grading/worker/main.py): start one in the sandbox, send it inputs
+and learner files, get back outcomes; and this process's registry of warm workers (warm_worker). One mechanism
+serves `judge.py` (a class on every core) and the notebook's `check()` (one worker kept warm for the session).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+from ..worker import wire
+from . import sandbox
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 180.0  # importing torch + transformers in a fresh worker on a busy machine
+INPUTS_TIMEOUT_S = 240.0  # receiving inputs (the worker may load, and on first use verify, the course model)
+
+
+class WorkerFailed(RuntimeError):
+    """A worker could not start, or stopped answering; the message carries the end of its log."""
+
+
+def _worker_env(isolation: sandbox.Isolation) -> dict[str, str]:
+    from lesson_utils.course_model import cache_root
+
+    env = {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
+           "LLM_COURSE_CACHE": str(cache_root().resolve()), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+    if isolation.is_os_level:
+        env.update(PATH="/usr/bin:/bin", HOME="/tmp", HF_HOME="/tmp/.hf", MPLCONFIGDIR="/tmp/.mpl",
+                   GRADING_IN_BWRAP="1", GRADING_SCRATCH="/tmp")
+    return env
+
+
+_workers_lock = threading.Lock()
+_spawn_requests: "queue.Queue[tuple[list[str], dict, Future]]" = queue.Queue()
+_spawner: threading.Thread | None = None
+
+
+def _spawner_loop() -> None:
+    while True:
+        cmd, kwargs, fut = _spawn_requests.get()
+        try:
+            fut.set_result(subprocess.Popen(cmd, **kwargs))
+        except BaseException as exc:
+            fut.set_exception(exc)
+
+
+def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+    """Popen from one long-lived thread: bwrap's --die-with-parent fires when the *thread* that started it
+    ends, so a worker started from a short-lived grading thread would be killed with that thread."""
+    global _spawner
+    with _workers_lock:
+        if _spawner is None or not _spawner.is_alive():
+            _spawner = threading.Thread(target=_spawner_loop, name="grading-spawner", daemon=True)
+            _spawner.start()
+    fut: Future = Future()
+    _spawn_requests.put((cmd, kwargs, fut))
+    return fut.result()
+
+
+class Worker:
+    """One warm worker process; one request at a time (callers hold `lock`)."""
+
+    def __init__(self, isolation: sandbox.Isolation | None = None, log_dir: Path | None = None):
+        self.isolation = isolation or sandbox.detect()
+        self.lock = threading.Lock()
+        self.loaded: set[str] = set()  # input keys this worker holds
+        self.proc: subprocess.Popen | None = None
+        self._ids = 0
+        self._log_dir = log_dir
+        self.log_path: Path | None = None
+
+    def command(self) -> tuple[list[str], dict[str, str] | None]:
+        """(argv, environment) that start the worker: wrapped in bubblewrap, or unwrapped with a scratch folder."""
+        from lesson_utils.course_model import cache_root
+
+        env = _worker_env(self.isolation)
+        argv = [sys.executable, "-m", "grading.worker.main"]
+        if self.isolation.is_os_level:
+            return sandbox.bwrap_command(argv, extra_ro=[cache_root().resolve()], env=env), None
+        self.scratch = tempfile.mkdtemp(prefix="judge-scratch-")
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        full_env.update(env, GRADING_SCRATCH=self.scratch)
+        return argv, full_env
+
+    def start(self) -> "Worker":
+        """Start the process and wait for its 'ready'; raises WorkerFailed (with its log) when it cannot."""
+        cmd, full_env = self.command()
+        log_dir = Path(self._log_dir or tempfile.mkdtemp(prefix="judge-log-"))
+        self.log_path = log_dir / f"worker-{os.getpid()}-{id(self)}.log"
+        try:
+            with open(self.log_path, "wb") as log:
+                self.proc = _spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                   env=full_env, cwd=tempfile.gettempdir(), start_new_session=True)
+        except OSError as exc:
+            raise WorkerFailed(f"cannot start the grading worker ({exc})") from None
+        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        msg = self._receive(START_TIMEOUT_S, "start")[0]
+        if msg.get("op") != "ready":
+            raise WorkerFailed(f"the grading worker said {msg!r} instead of 'ready'")
+        atexit.register(self.close)
+        return self
+
+    def _log_tail(self) -> str:
+        if self.log_path is None:
+            return ""
+        try:
+            return self.log_path.read_text(errors="replace")[-3000:]
+        except OSError:
+            return ""
+
+    def _receive(self, timeout: float, what: str) -> tuple[dict, list[bytes]]:
+        ready, _, _ = select.select([self._out], [], [], timeout)
+        if not ready:
+            self.close()
+            raise WorkerFailed(f"the grading worker did not answer within {timeout:.0f} s ({what}).\n{self._log_tail()}")
+        try:
+            return wire.recv_json(self._out)
+        except (wire.WireError, OSError, ValueError) as exc:
+            self.close()
+            raise WorkerFailed(f"the grading worker stopped ({what}: {exc}; isolation: {self.isolation.name}).\n"
+                               f"{self._log_tail()}") from None
+
+    def _send(self, message: dict, blobs: list[bytes] = ()) -> None:
+        try:
+            wire.send_json(self._in, message, blobs)
+        except OSError as exc:
+            self.close()
+            raise WorkerFailed(f"the grading worker is gone ({exc}).\n{self._log_tail()}") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def send_inputs(self, key: str, blob: bytes) -> None:
+        if key not in self.loaded:
+            self._send({"op": "inputs", "key": key}, [blob])
+            self._receive(INPUTS_TIMEOUT_S, "receiving inputs")
+            self.loaded.add(key)
+
+    def grade(self, request: dict, source: bytes, wait_s: float) -> tuple[dict, list[bytes]]:
+        """Send one grading request; (reply, result blobs)."""
+        self._ids += 1
+        self._send(dict(request, op="grade", id=self._ids), [source])
+        reply, blobs = self._receive(wait_s, "grading")
+        if reply.get("op") != "graded" or reply.get("id") != self._ids:
+            self.close()
+            raise WorkerFailed(f"the grading worker answered out of turn: {str(reply)[:200]}")
+        return reply, blobs
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                wire.send_json(self._in, {"op": "exit"})
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+_workers: dict[str, list["Worker | None"]] = {}  # isolation name -> this process's warm workers
+
+
+def warm_worker(k: int = 0) -> Worker:
+    """Warm worker number k of this process, started on first use and restarted if it died.
+
+    Workers stay warm for the process's lifetime, so later grading calls (the next check() in a
+    notebook, the solutions after the stubs, the next mutant round) skip the cold start.
+    """
+    isolation = sandbox.detect()
+    with _workers_lock:
+        slots = _workers.setdefault(isolation.name, [])
+        while len(slots) <= k:
+            slots.append(None)
+        w = slots[k]
+        if w is None or not w.alive:
+            w = slots[k] = None
+    if w is None:
+        w = Worker(isolation).start()  # outside the lock: several workers start in parallel
+        with _workers_lock:
+            _workers[isolation.name][k] = w
+    return w

@@ -1,0 +1,141 @@
+"""What the judge works with, as plain data (no torch): a chapter's spec (chapters, exercises, cases, quiz
+questions) and what grading produces (case and exercise results, their statuses).
+
+A check module `grading/checks/chNN_topic` defines `CHAPTER = Chapter(...)`. It is loaded only in the judge's own
+process: the judge builds each case's inputs there and sends them (pickled) to the learner's sandboxed process,
+which calls the learner's function through the case's named call (`grading/worker/calls/`) and sends back only
+the outputs. No check module, and so no reference answer, is ever loaded next to learner code.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+class CheckFailed(Exception):
+    """A learner result that does not match the reference; the message teaches."""
+
+
+PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
+
+
+@dataclass
+class CaseResult:
+    name: str
+    passed: bool
+    seconds: float = 0.0
+    message: str = ""
+
+
+@dataclass
+class ExerciseResult:
+    chapter: str
+    name: str
+    status: str
+    cases: list[CaseResult] = field(default_factory=list)
+    message: str = ""
+    isolation: str = ""  # the sandbox the learner's code ran in (grading/engine/sandbox.py: "bubblewrap" or "audit hooks")
+    is_quiz: bool = False  # the exercise's Exercise.is_quiz (a quiz's cases are its questions)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+
+QUIZ_SALT = "llm-course-quiz-v1"
+
+
+@dataclass
+class Case:
+    """One input for one exercise.
+
+    make_inputs: builds the arguments, in the judge's process only; they must pickle (tensors,
+        numbers, modules; the course model and its E travel by name, see grading/worker/transport.py).
+    check: judge side; gets (learner_output, inputs) and raises CheckFailed.
+    call: the NAME of a protocol in grading.worker.calls.PROTOCOLS, which runs in the learner's
+        process: gets (learner_function, inputs) and returns what is sent back (tensors,
+        numbers, strings, containers of them). Default "call": fn(*inputs).
+    """
+
+    name: str
+    make_inputs: Callable[[], tuple]
+    check: Callable[[Any, tuple], None]
+    call: str = "call"
+    points: float = 1.0  # this case's weight when its exercise gives partial credit
+
+    def __post_init__(self):
+        from .worker.calls import PROTOCOLS
+
+        if self.call is None:
+            self.call = "call"
+        if not isinstance(self.call, str) or self.call not in PROTOCOLS:
+            raise TypeError(f"Case {self.name!r}: call= must name a protocol in grading/worker/calls/ "
+                            f"({', '.join(PROTOCOLS)}), got {self.call!r}. Learner-side code lives there, "
+                            "never in a chapter's checks (see grading/README.md).")
+
+
+@dataclass
+class Exercise:
+    """A function the learner writes in `exercises/<chapter module>.py`."""
+
+    name: str
+    summary: str
+    cases: list[Case]
+    hint: str
+    timeout_s: float = 30.0
+    is_quiz: bool = False
+    uses_course_model: bool = False  # the judge prepares the model cache before grading it
+    points: float = 3.0  # what the exercise is worth (grading/reports/points.py scores it)
+    partial_credit: bool = False  # False: all or nothing; True: points shared by the cases' weights
+
+
+@dataclass
+class Chapter:
+    number: str  # "01"
+    module: str  # file name without .py, the same in exercises/, solutions/, mutants/ and grading/checks/
+    title: str
+    exercises: list[Exercise] = field(default_factory=list)
+    quiz: list["Question"] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.quiz:
+            self.exercises.append(quiz_exercise(self.number, self.quiz))
+
+
+@dataclass
+class Question:
+    """A multiple-choice question; the answer is stored only as a salted hash."""
+
+    id: int
+    text: str
+    choices: dict[str, str]
+    answer_hash: str
+    review: str  # where to look again when the answer is wrong
+    points: float = 1.0
+
+
+def quiz_hash(chapter: str, question_id: int, answer: str) -> str:
+    """Salted hash of one answer (lower-cased, stripped)."""
+    text = f"{QUIZ_SALT}:{chapter}:{question_id}:{answer.strip().lower()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
+    """An exercise named `quizNN` that grades the learner's `QUIZ` dict, one case per question."""
+    def case_for(q: Question) -> Case:
+        def check(answers, _inputs):
+            if not isinstance(answers, dict):
+                raise CheckFailed("QUIZ must be a dict like {1: 'b', 2: 'a'}.")
+            given = answers.get(q.id, answers.get(str(q.id)))
+            if given is None:
+                raise NotImplementedError
+            if not isinstance(given, str) or given.strip().lower() not in q.choices:
+                raise CheckFailed(f"Question {q.id}: answer with one of {sorted(q.choices)}, got {given!r}.")
+            if quiz_hash(chapter, q.id, given) != q.answer_hash:
+                raise CheckFailed(f"Question {q.id}: {given!r} is not right. {q.review}")
+
+        return Case(f"question {q.id}", lambda: (), check, call="quiz", points=q.points)
+
+    hint = "Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {1: 'b', 2: 'd'}."
+    return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True,
+                    points=sum(q.points for q in questions), partial_credit=True)  # a quiz scores per question

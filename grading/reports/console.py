@@ -1,0 +1,247 @@
+"""Turning grading results into console output, JSON, JUnit XML and a class gradebook, all with points."""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
+from xml.etree import ElementTree as ET
+
+from .. import dependencies
+from . import points
+from .messages import mistakes, shared_message, split_mistake
+from ..model import NOT_ATTEMPTED, PASSED, ExerciseResult
+
+COLORS = {"passed": "32", "wrong answer": "31", "error": "31", "timeout": "33", "not attempted": "90"}
+
+
+def _marks() -> tuple[str, str]:
+    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    return ("✓", "✗") if "utf" in enc else ("+", "x")
+
+
+def _color(text: str, status: str) -> str:
+    if not sys.stdout.isatty():
+        return text
+    return f"\033[{COLORS.get(status, '0')}m{text}\033[0m"
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line for line in text.splitlines())
+
+
+class ConsolePrinter:
+    """Prints each exercise as its result arrives (callable as the scheduler's `on_result`), then the totals.
+
+    A message every case shares (an import error, a timeout) is printed once, and once per chapter when several
+    exercises share it; each named mistake is printed once per exercise with the number of cases it explains.
+    verbose=False (-q): one line per exercise. source: the learner's exercises/ folder, to say when a failure
+    comes from another of the learner's functions. write: where lines go (print by default).
+    """
+
+    def __init__(self, titles: dict[str, str], verbose: bool = True, source: Path | None = None,
+                 write: Callable[[str], None] = print):
+        self.titles, self.verbose, self.write = titles, verbose, write
+        self.files = dependencies.learner_files(source)
+        self._chapter: str | None = None
+        self._seen: dict[str, dict[str, ExerciseResult]] = {}
+        self._graphs: dict[str, dict[str, list[str]]] = {}
+        self._shown: dict[tuple[str, str], str] = {}  # (chapter, shared message) -> first exercise that had it
+        self._lock = threading.Lock()
+
+    def __call__(self, r: ExerciseResult) -> None:
+        with self._lock:
+            self._seen.setdefault(r.chapter, {})[r.name] = r
+            self.write("\n".join(self.lines(r)))
+
+    def note(self, r: ExerciseResult) -> str:
+        """The dependency note for a failing result, from the results of its chapter seen so far."""
+        path = self.files.get(r.chapter)
+        if r.passed or path is None:
+            return ""
+        if r.chapter not in self._graphs:  # the learner's file is parsed once per chapter
+            self._graphs[r.chapter] = dependencies.exercise_calls(path, dependencies.chapter_exercises(r.chapter))
+        return dependencies.dependency_note(r, self._graphs[r.chapter], self._seen.get(r.chapter, {}))
+
+    def lines(self, r: ExerciseResult) -> list[str]:
+        """The lines printed for one result."""
+        s = points.score(r)
+        n_ok = sum(c.passed for c in r.cases)
+        head = f"{r.name:<26} {_color(f'{r.status:<14}', r.status)} {n_ok}/{len(r.cases)} cases  " \
+               f"{points.fmt(s.points)}/{points.fmt(s.max_points)} pts"
+        if not self.verbose:
+            return [f"  {r.chapter} {head}"]
+        out = []
+        if r.chapter != self._chapter:
+            self._chapter = r.chapter
+            out.append(f"\nChapter {r.chapter}: {self.titles.get(r.chapter, '')}")
+        out.append(f"  {head}")
+        ok, bad = _marks()
+        shared = shared_message(r)
+        if r.status == NOT_ATTEMPTED:
+            out.append(f"      {(shared or (r.cases[0].message if r.cases else r.message)).splitlines()[0]}")
+        elif shared is not None:
+            first = self._shown.setdefault((r.chapter, shared), r.name)
+            if first == r.name:
+                out += [f"    {bad} every case failed with:", _indent(shared, 8)]
+            else:
+                out.append(f"    {bad} every case failed with the same error as {first} above")
+        else:
+            for c in r.cases:
+                out.append(f"    {ok if c.passed else bad} {c.name:<44} {c.seconds * 1000:8.1f} ms")
+                if not c.passed:
+                    out.append(_indent(split_mistake(c.message)[0], 8))
+            for text, n in mistakes(r):
+                failed = sum(not c.passed for c in r.cases)
+                out.append(f"      Likely mistake ({n} of {failed} failing cases): {text}")
+        note = self.note(r)
+        if note:
+            out.append(f"      Note: {note}")
+        return out
+
+    def totals(self, results: list[ExerciseResult]) -> None:
+        """Points per chapter and for everything graded, then the exercise count."""
+        sc = points.scores(results)
+        per = points.chapter_totals(sc)
+        if len(per) > 1:
+            self.write("\nPoints per chapter: " + ", ".join(
+                f"{c}: {points.fmt(p)}/{points.fmt(m)}" for c, (p, m) in per.items()))
+        got, top = points.total(sc)
+        self.write(f"\nScore: {sum(r.passed for r in results)}/{len(results)} exercises passed, "
+                   f"{points.fmt(got)}/{points.fmt(top)} points.")
+
+
+def isolation_of(results: list[ExerciseResult]) -> str:
+    """Which sandbox the learner's code ran in, for every report ("bubblewrap", "audit hooks", or both)."""
+    kinds = sorted({r.isolation for r in results if r.isolation})
+    return " + ".join(kinds) if kinds else "none (nothing was run)"
+
+
+def exercise_record(r: ExerciseResult, note: str = "") -> dict:
+    """Everything known about one result, as plain JSON data: status, points, every case's full message."""
+    s = points.score(r)
+    return {
+        "chapter": r.chapter, "name": r.name, "status": r.status, "points": s.points, "max_points": s.max_points,
+        "message": shared_message(r) or "", "mistakes": [m for m, _ in mistakes(r)], "note": note,
+        "cases": [{"name": c.name, "passed": c.passed, "seconds": round(c.seconds, 4), "message": c.message,
+                   "mistake": split_mistake(c.message)[1]} for c in r.cases],
+    }
+
+
+def results_record(results: list[ExerciseResult], source: Path | None = None, notes: dict | None = None) -> dict:
+    """One learner's results with totals per chapter and overall; `notes` (dependencies.notes_for), when the
+    caller has them, saves reading the learner's files again."""
+    if notes is None:
+        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+    sc = points.scores(results)
+    got, top = points.total(sc)
+    return {
+        "passed": sum(r.passed for r in results), "total": len(results), "points": got, "max_points": top,
+        "isolation": isolation_of(results),
+        "chapters": {c: {"points": p, "max_points": m} for c, (p, m) in points.chapter_totals(sc).items()},
+        "exercises": [exercise_record(r, notes.get((r.chapter, r.name), "")) for r in results],
+    }
+
+
+def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None) -> None:
+    """A JSON report of one learner's results."""
+    data = {"source": source, **results_record(results, Path(source), notes)}
+    Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None,
+                  notes: dict[str, dict] | None = None, summaries: list | None = None) -> None:
+    """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary.
+    `notes` (dependencies.notes_by_student) and `summaries` (summary.summarize), when the caller has them."""
+    from .summary import summarize
+
+    sources = sources or {}
+    notes = notes or {}
+    summaries = summaries if summaries is not None else summarize(rows, sources)
+    data = {"students": {name: results_record(rs, sources.get(name), notes.get(name)) for name, rs in rows.items()},
+            "summary": [s.as_dict() for s in summaries]}
+    Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge") -> None:
+    """JUnit XML: a suite per chapter, a test case per check case, points as suite properties."""
+    root = ET.Element("testsuites", name=suite_name)
+    by_chapter: dict[str, list[ExerciseResult]] = {}
+    for r in results:
+        by_chapter.setdefault(r.chapter, []).append(r)
+    got, top = points.total(points.scores(results))
+    root.set("isolation", isolation_of(results))
+    root.set("points", points.fmt(got))
+    root.set("max_points", points.fmt(top))
+    for chapter, rs in by_chapter.items():
+        cases = [(r, c) for r in rs for c in r.cases]
+        suite = ET.SubElement(root, "testsuite", name=f"{suite_name}.ch{chapter}", tests=str(len(cases)),
+                              failures=str(sum(not c.passed for _, c in cases)))
+        props = ET.SubElement(suite, "properties")
+        p, m = points.total(points.scores(rs))
+        ET.SubElement(props, "property", name="points", value=points.fmt(p))
+        ET.SubElement(props, "property", name="max_points", value=points.fmt(m))
+        for r, c in cases:
+            tc = ET.SubElement(suite, "testcase", classname=f"ch{chapter}.{r.name}", name=c.name, time=f"{c.seconds:.4f}")
+            if not c.passed:
+                tag = "skipped" if r.status == NOT_ATTEMPTED else "failure"
+                ET.SubElement(tc, tag, message=r.status).text = c.message
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def exercise_names(rows: dict[str, list[ExerciseResult]]) -> list[tuple[str, str]]:
+    """(chapter, exercise) of every exercise graded for anyone, in grading order."""
+    names: list[tuple[str, str]] = []
+    for results in rows.values():
+        for r in results:
+            if (r.chapter, r.name) not in names:
+                names.append((r.chapter, r.name))
+    return names
+
+
+def write_gradebook(rows: dict[str, list[ExerciseResult]], path: Path) -> None:
+    """One row per student: per exercise 1/0 (passed or not) and its points, points per chapter, then totals.
+
+    Points columns say their maximum in their name ("lookup points (max 3)"), so that every row is a student.
+    """
+    names = exercise_names(rows)
+    chapters = sorted({c for c, _ in names})
+    maxima = {}
+    for c, n in names:
+        ex = points.exercise(c, n)
+        maxima[(c, n)] = points.max_points(ex) if ex else points.DEFAULT_POINTS
+    ch_max = {c: sum(m for (cc, _), m in maxima.items() if cc == c) for c in chapters}
+    top = sum(maxima.values())
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", *(n for _, n in names), *(f"{n} points (max {points.fmt(maxima[(c, n)])})" for c, n in names),
+                    *(f"ch{c} points (max {points.fmt(ch_max[c])})" for c in chapters),
+                    "passed", "total", "points", "max_points", "percent", "isolation"])
+        for student, results in rows.items():
+            by = {(r.chapter, r.name): points.score(r) for r in results}
+            passed = [1 if k in by and by[k].status == PASSED else 0 for k in names]
+            earned = [by[k].points if k in by else 0.0 for k in names]
+            per = {c: sum(e for (cc, _), e in zip(names, earned) if cc == c) for c in chapters}
+            got = sum(earned)
+            w.writerow([student, *passed, *(points.fmt(e) for e in earned), *(points.fmt(per[c]) for c in chapters),
+                        sum(passed), len(names), points.fmt(got), points.fmt(top), f"{100 * got / top if top else 0:.1f}",
+                        isolation_of(results)])
+
+
+def progress_lines(results: list[ExerciseResult], chapters: list) -> list[str]:
+    """Per chapter: how many exercises pass, and which are left (what `judge.py progress` prints)."""
+    by_name = {(r.chapter, r.name): r for r in results}
+    lines, total, done = [], 0, 0
+    for c in chapters:
+        mine = [by_name[(c.number, e.name)] for e in c.exercises if (c.number, e.name) in by_name]
+        if not mine:
+            continue
+        ok = [r for r in mine if r.passed]
+        total, done = total + len(mine), done + len(ok)
+        left = [f"{r.name} ({r.status})" for r in mine if not r.passed]
+        lines.append(f"Chapter {c.number} {c.title}: {len(ok)}/{len(mine)} done"
+                     + (f"; left: {', '.join(left)}" if left else " ✓"))
+    lines.append(f"Course: {done}/{total} exercises done.")
+    return lines
