@@ -106,6 +106,8 @@ def test_tampering_student_harms_nobody_and_gets_a_named_non_pass(tmp_path):
 def test_no_reading_system_secrets_or_the_answers(tmp_path):
     targets = ["/etc/passwd", str(Path.home() / ".ssh" / "id_rsa"), str(REPO / "solutions" / "ch01_embeddings.py"),
                str(REPO / "grading" / "checks" / "ch01_embeddings.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
+    if not BWRAP:  # the audit hooks refuse the answers, the judge's folders and ~/.ssh; the system's files and
+        targets = targets[1:-1]  # judge.py itself are hidden only by bubblewrap (the README's platform table)
     code = "".join(attempt(f"open({t!r}).read()") for t in targets)
     code += attempt(f"os.listdir({str(REPO / '.git')!r})") + attempt(f"os.listdir({str(REPO / 'solutions')!r})")
     seen = probe(tmp_path, "import os\n" + code).split(";")[:-1]
@@ -113,6 +115,7 @@ def test_no_reading_system_secrets_or_the_answers(tmp_path):
     assert len(seen) == len(targets) + 2
 
 
+@needs_bwrap  # the fallback refuses the class folder when it grades a class (--class), not one folder alone
 def test_no_listing_or_reading_another_students_folder(tmp_path):
     klass = tmp_path / "class"
     other = student(klass / "other", "SECRET = 'the other student'\n")
