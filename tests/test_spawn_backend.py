@@ -117,3 +117,18 @@ def test_learner_code_gets_nothing_of_the_teachers_environment(tmp_path, backend
     out = done.stdout + done.stderr
     assert "teacher secret: <not visible>" in out, out[-3000:]
     assert "s3cr3t-123" not in out
+
+
+def test_judge_output_survives_a_console_that_is_not_utf8():
+    """A Windows console in cp1252: the judge's ✓/✗ and a learner's Chinese message print as '?', no crash."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import judge; judge.console_safe(); "
+            "print('\u2713 \u2717 \u5f20\u4e09 passed')")
+    done = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, timeout=300,
+                          env=dict(os.environ, PYTHONIOENCODING="cp1252"))
+    assert done.returncode == 0, done.stderr.decode("cp1252", "replace")
+    assert done.stdout.strip() == b"? ? ?? passed"
+    import inspect
+
+    import judge
+
+    assert "console_safe()" in inspect.getsource(judge.main)  # every command's output goes through it
