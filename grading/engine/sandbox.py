@@ -126,7 +126,7 @@ def backend() -> Backend:
     if sys.platform == "darwin":
         return Backend("spawn", "macOS: forking after torch and the system frameworks are loaded can crash or hang; "
                                 "a spare process per batch, started ahead of time")
-    return Backend("fork", "a child forked from the warm worker per batch (torch and the model already loaded)")
+    return Backend("fork", "a child per batch forked from the warm worker, which holds torch and the model")
 
 
 @functools.lru_cache(maxsize=1)
