@@ -191,9 +191,11 @@ PORTABLE_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AV
 
 # The judge once more as on Windows: the spawn backend (spare processes, no fork), os.fork removed by
 # tests/no_fork/sitecustomize.py, and the audit-hook isolation, so a POSIX-only call cannot creep back in.
+# Lean, for CI's 20 minutes: check() end to end, the hostile submissions (timeouts, crashes, floods, forged frames)
+# and the backend's own tests. tests/test_judge.py (judge.py check: every stub, solution and mutant) passes the
+# same way but takes about as long again; GitHub's macOS and Windows jobs run it with spawn on every push.
 NO_FORK_ENV = {"GRADING_BACKEND": "spawn", "GRADING_SANDBOX": "none"}
-NO_FORK_TESTS = ["tests/test_judge.py", "tests/test_sandbox.py", "tests/test_check_api.py",
-                 "tests/test_spawn_backend.py"]
+NO_FORK_TESTS = ["tests/test_spawn_backend.py", "tests/test_check_api.py", "tests/test_sandbox.py"]
 
 
 def default_backend_forks() -> bool:
@@ -202,8 +204,8 @@ def default_backend_forks() -> bool:
 
 
 def judge_without_fork(py: Path, env: dict) -> int:
-    """The judge's own tests (judge.py check with every mutant included) with GRADING_BACKEND=spawn, no os.fork
-    and GRADING_SANDBOX=none; returns pytest's exit code."""
+    """The judge's own tests (NO_FORK_TESTS) with GRADING_BACKEND=spawn, no os.fork and GRADING_SANDBOX=none;
+    returns pytest's exit code."""
     no_fork = str(ROOT / "tests" / "no_fork")
     env = env | NO_FORK_ENV | {"PYTHONPATH": os.pathsep.join(filter(None, [no_fork, env.get("PYTHONPATH")]))}
     return subprocess.run([str(py), "-m", "pytest", *NO_FORK_TESTS, "-p", "no:cacheprovider", "-q"], cwd=ROOT,

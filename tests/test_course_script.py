@@ -88,7 +88,8 @@ def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
     assert course.test() == 0
     assert len(calls) == 3
     cmd, kw = calls[2]
-    assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_judge.py" in cmd and not any("nbval" in a for a in cmd)
+    assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_spawn_backend.py" in cmd
+    assert "tests/test_sandbox.py" in cmd and not any("nbval" in a for a in cmd)
     assert kw["env"]["GRADING_BACKEND"] == "spawn" and kw["env"]["GRADING_SANDBOX"] == "none"
     no_fork = kw["env"]["PYTHONPATH"].split(os.pathsep)[0]
     assert (Path(no_fork) / "sitecustomize.py").is_file()
