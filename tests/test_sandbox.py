@@ -173,7 +173,9 @@ def test_fork_bomb_is_a_named_error(tmp_path):
             while True:
                 os.fork()
     """))
-    assert r.status == model.ERROR and "Starting other programs is not allowed" in r.cases[0].message
+    # where Python has no fork (Windows, and the no-fork CI step) the learner's os.fork is simply missing
+    assert r.status == model.ERROR and any(why in r.cases[0].message for why in (
+        "Starting other programs is not allowed", "has no attribute 'fork'")), r.cases[0].message
 
 
 def test_thread_bomb_hits_the_thread_limit(tmp_path):

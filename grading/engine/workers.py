@@ -99,7 +99,8 @@ class Worker:
         self.scratch = tempfile.mkdtemp(prefix="judge-scratch-")
         full_env = _kept_environment(os.environ)
         if os.environ.get("PYTHONPATH"):  # after the course's own code (tests/no_fork/ uses this)
-            env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], os.environ["PYTHONPATH"]])
+            theirs = [os.path.abspath(d) for d in os.environ["PYTHONPATH"].split(os.pathsep) if d]
+            env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *theirs])
         full_env.update(env, GRADING_SCRATCH=self.scratch, HOME=self.scratch, USERPROFILE=self.scratch,
                         HF_HOME=os.path.join(self.scratch, ".hf"), MPLCONFIGDIR=os.path.join(self.scratch, ".mpl"))
         return argv, full_env
