@@ -3,6 +3,9 @@
     python course.py lab [ARGS]   set up on first use, then open JupyterLab on the course folder
                                   (ARGS go to JupyterLab, e.g. --no-browser --port 8890)
     python course.py test         set up on first use, then run the whole test suite
+    python course.py test --no-notebooks
+                                  the same without nbval on the notebooks (the package, judge and sandbox
+                                  tests: what CI runs on macOS and Windows)
     python course.py setup        only create .venv and install everything
 
 Setup creates .venv next to this file and installs the pinned torch first: on Linux from
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -107,7 +111,7 @@ def lab_command(py: Path, extra: list[str]) -> list[str]:
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         cmd.append("--allow-root")  # Jupyter refuses to run as root without it
     if not any(a.endswith(".ipynb") for a in extra):
-        cmd.append(str(Path("notebooks") / "00_pipeline.ipynb"))
+        cmd.append(os.path.join("notebooks", "00_pipeline.ipynb"))
     return cmd
 
 
@@ -120,21 +124,43 @@ def venv_env(base: dict | None = None) -> dict:
     return env
 
 
-def write_lab_config() -> Path | None:
-    """Make JupyterLab terminals open in the course's .venv, even where ~/.bashrc puts pyenv or conda first.
+def _ps_quote(text: str) -> str:
+    """A PowerShell single-quoted string: nothing inside is expanded, a quote is doubled."""
+    return "'" + text.replace("'", "''") + "'"
 
-    The file is .venv/etc/jupyter/jupyter_server_config.json, which every Jupyter server started from .venv reads.
+
+def terminal_command() -> list[str]:
+    """The shell a JupyterLab terminal runs, with the course's .venv first on PATH after the user's own startup files.
+
+    POSIX: bash reading ~/.bashrc, then .venv's activate script (which runs after pyenv or conda init).
+    Windows: PowerShell; its profile (where conda init lives) runs first, then -Command puts .venv\\Scripts first.
+    The venv's Activate.ps1 is not used: the default execution policy refuses script files, not -Command.
     """
-    if os.name != "posix":
-        return None  # Windows terminals run PowerShell, which keeps the server's PATH
+    if os.name == "nt":
+        script = (f"$env:VIRTUAL_ENV = {_ps_quote(str(VENV))}; "
+                  f"$env:PATH = {_ps_quote(str(venv_python().parent) + ';')} + $env:PATH; "
+                  "Write-Host ('This terminal uses the course''s Python (' + (Get-Command python).Source + "
+                  "'); try: python judge.py list')")
+        return ["powershell.exe", "-NoLogo", "-NoExit", "-Command", script]
     rc = VENV / "etc" / "course-terminal.bashrc"
-    config = VENV / "etc" / "jupyter" / "jupyter_server_config.json"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    rc.write_text('[ -f ~/.bashrc ] && . ~/.bashrc\n'
-                  f'. "{VENV / "bin" / "activate"}"\n'
+    rc.parent.mkdir(parents=True, exist_ok=True)
+    rc.write_text("[ -f ~/.bashrc ] && . ~/.bashrc\n"
+                  f". {shlex.quote(str(VENV / 'bin' / 'activate'))}\n"
                   'echo "This terminal uses the course\'s Python ($(command -v python)); try: python judge.py list"\n',
                   encoding="utf-8")
-    settings = {"ServerApp": {"terminado_settings": {"shell_command": ["bash", "--rcfile", str(rc), "-i"]}}}
+    return ["bash", "--rcfile", str(rc), "-i"]
+
+
+def write_lab_config() -> Path:
+    """Make JupyterLab terminals open in the course's .venv, even where ~/.bashrc or a PowerShell profile puts
+    pyenv or conda first (see terminal_command).
+
+    The file is .venv/etc/jupyter/jupyter_server_config.json, which every Jupyter server started from .venv reads
+    (on Windows too). cmd, if a learner starts it from there, inherits the server's PATH (venv_env).
+    """
+    config = VENV / "etc" / "jupyter" / "jupyter_server_config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    settings = {"ServerApp": {"terminado_settings": {"shell_command": terminal_command()}}}
     config.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     return config
 
@@ -149,10 +175,13 @@ def lab(extra: list[str]) -> None:
     if os.name == "posix":  # become JupyterLab: Ctrl+C and signals reach it directly, and nothing is left orphaned
         os.chdir(ROOT)
         os.execve(cmd[0], cmd, env)
-    try:
-        subprocess.run(cmd, cwd=ROOT, env=env)
-    except KeyboardInterrupt:
-        pass
+    server = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    while True:  # Windows: the console's Ctrl+C reaches JupyterLab too, which asks to confirm; wait for its answer
+        try:
+            server.wait()
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 # Another CPU would pick other kernels: the notebooks run once more as if on an older x86, an AMD or an
@@ -160,23 +189,75 @@ def lab(extra: list[str]) -> None:
 PORTABLE_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
 
 
-def test() -> int:
-    """The whole suite (pytest, nbval on every notebook, the judge's proofs), then nbval again on portable kernels."""
+# The judge once more as on Windows: the spawn backend (spare processes, no fork), os.fork removed by
+# tests/no_fork/sitecustomize.py, and the audit-hook isolation, so a POSIX-only call cannot creep back in.
+# Lean, for CI's 20 minutes: check() end to end, the hostile submissions (timeouts, crashes, floods, forged frames)
+# and the backend's own tests. tests/test_judge.py (judge.py check: every stub, solution and mutant) passes the
+# same way but takes about as long again; GitHub's macOS and Windows jobs run it with spawn on every push.
+NO_FORK_ENV = {"GRADING_BACKEND": "spawn", "GRADING_SANDBOX": "none"}
+NO_FORK_TESTS = ["tests/test_spawn_backend.py", "tests/test_check_api.py", "tests/test_sandbox.py"]
+
+
+def default_backend_forks() -> bool:
+    """Whether the judge forks here by default (Linux); elsewhere the suite already ran without fork."""
+    return hasattr(os, "fork") and sys.platform != "darwin"
+
+
+def judge_without_fork(py: Path, env: dict) -> int:
+    """The judge's own tests (NO_FORK_TESTS) with GRADING_BACKEND=spawn, no os.fork and GRADING_SANDBOX=none;
+    returns pytest's exit code."""
+    no_fork = str(ROOT / "tests" / "no_fork")
+    env = env | NO_FORK_ENV | {"PYTHONPATH": os.pathsep.join(filter(None, [no_fork, env.get("PYTHONPATH")]))}
+    return subprocess.run([str(py), "-m", "pytest", *NO_FORK_TESTS, "-p", "no:cacheprovider", "-q"], cwd=ROOT,
+                          env=env).returncode
+
+
+def test(notebooks: bool = True) -> int:
+    """The whole suite (pytest, nbval on every notebook, the judge's proofs), then nbval again on portable kernels.
+
+    notebooks=False runs pytest over tests/ only (the package, judge and sandbox tests)."""
     py = setup()
     prepare_model(py)
     env = venv_env() | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     start = time.perf_counter()
-    print("== 1/2: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
+    if not notebooks:
+        print("== tests without the notebooks", flush=True)
+        code = subprocess.run([str(py), "-m", "pytest", "tests", "-p", "no:cacheprovider", "-q"], cwd=ROOT,
+                              env=env).returncode
+        print(f"Tests finished in {time.perf_counter() - start:.0f} s (exit code {code}).", flush=True)
+        return code
+    steps = 3 if default_backend_forks() else 2
+    print(f"== 1/{steps}: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
     code = subprocess.run([str(py), *TEST_ARGS], cwd=ROOT, env=env).returncode
-    print(f"== 2/2: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}", flush=True)
+    print(f"== 2/{steps}: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}",
+          flush=True)
     nb_args = [a for a in TEST_ARGS if a != "tests"]
     code_portable = subprocess.run([str(py), *nb_args], cwd=ROOT, env=env | PORTABLE_ENV).returncode
-    print(f"Test suite finished in {time.perf_counter() - start:.0f} s "
-          f"(exit codes: suite {code}, portable notebooks {code_portable}).", flush=True)
-    return code or code_portable
+    code_no_fork = 0
+    if steps == 3:
+        print(f"== 3/3: the judge again as on Windows ({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, "
+              "os.fork removed)", flush=True)
+        step = time.perf_counter()
+        code_no_fork = judge_without_fork(py, env)
+        print(f"   (the judge without fork took {time.perf_counter() - step:.0f} s)", flush=True)
+    print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit codes: suite {code}, portable "
+          f"notebooks {code_portable}" + (f", judge without fork {code_no_fork}" if steps == 3 else "") + ").",
+          flush=True)
+    return code or code_portable or code_no_fork
+
+
+def console_safe() -> None:
+    """Print whatever a path holds on any console: a character the console's code page lacks (a Windows console in
+    cp1252 showing C:\\Users\\<Chinese name>) becomes '?' instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):  # replaced by something that is not a text file, or closed
+            pass
 
 
 def main() -> int:
+    console_safe()
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     if command == "setup":
         setup()
@@ -184,8 +265,8 @@ def main() -> int:
     if command == "lab":
         lab(sys.argv[2:])
         return 0
-    if command == "test":
-        return test()
+    if command == "test" and sys.argv[2:] in ([], ["--no-notebooks"]):
+        return test(notebooks=not sys.argv[2:])
     print(__doc__)
     return 0 if command in ("help", "-h", "--help") else 2
 

@@ -221,10 +221,20 @@ def cmd_gradescope_package(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from grading.engine.sandbox import doctor_check
+    from grading.engine.sandbox import backend_check, doctor_check
     from lesson_utils.doctor import print_doctor
 
-    return 0 if print_doctor(extra=[doctor_check]) else 1
+    return 0 if print_doctor(extra=[doctor_check, backend_check]) else 1
+
+
+def console_safe() -> None:
+    """A console that cannot show a character (a Windows console in cp1252 and a ✓, a name in Chinese) shows '?'
+    instead of the judge stopping with UnicodeEncodeError halfway through a class."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
 
 
 def cmd_handout(argv: list[str]) -> int:
@@ -258,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     args = p.parse_args(argv)
+    console_safe()
     words = list(args.words)
     command = words.pop(0) if words and words[0] in COMMANDS else None
     args.target = words[0] if words else None

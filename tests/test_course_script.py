@@ -66,6 +66,123 @@ def test_venv_env_puts_the_course_python_first():
     assert env["VIRTUAL_ENV"] == str(course.VENV) and "PYTHONHOME" not in env
 
 
+def test_test_without_notebooks_runs_pytest_only(monkeypatch):
+    calls = []
+    monkeypatch.setattr(course, "setup", lambda: Path("py"))
+    monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
+    assert course.test(notebooks=False) == 0
+    (cmd, kw), = calls
+    assert cmd[:4] == ["py", "-m", "pytest", "tests"] and not any("nbval" in a for a in cmd)
+    assert kw["cwd"] == course.ROOT and kw["env"]["HF_HUB_OFFLINE"] == "1"
+
+
+def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
+    calls = []
+    monkeypatch.setattr(course, "setup", lambda: Path("py"))
+    monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course, "default_backend_forks", lambda: True)
+    monkeypatch.setattr(course.subprocess, "run",
+                        lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
+    assert course.test() == 0
+    assert len(calls) == 3
+    cmd, kw = calls[2]
+    assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_spawn_backend.py" in cmd
+    assert "tests/test_sandbox.py" in cmd and not any("nbval" in a for a in cmd)
+    assert kw["env"]["GRADING_BACKEND"] == "spawn" and kw["env"]["GRADING_SANDBOX"] == "none"
+    no_fork = kw["env"]["PYTHONPATH"].split(os.pathsep)[0]
+    assert (Path(no_fork) / "sitecustomize.py").is_file()
+    monkeypatch.undo()
+    done = subprocess.run([sys.executable, "-c", "import os; print(hasattr(os, 'fork'))"], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=no_fork))
+    assert done.stdout.strip() == "False"  # the second run really has no fork
+
+
+def test_unknown_test_arguments_are_refused(monkeypatch, capsys):
+    monkeypatch.setattr(course.sys, "argv", ["course.py", "test", "--no-notebook"])
+    monkeypatch.setattr(course, "test", lambda notebooks=True: pytest.fail("ran the tests"))
+    assert course.main() == 2
+    assert "--no-notebooks" in capsys.readouterr().out
+
+
+ODD_FOLDER = "it's my course (A & B)"  # spaces, a quote, parentheses and an ampersand
+
+
+def test_windows_lab_terminals_run_powershell_with_the_venv_first(monkeypatch, tmp_path):
+    """On Windows the terminal is PowerShell; its profile (conda init) runs first, then .venv\\Scripts goes first."""
+    venv = tmp_path / ODD_FOLDER / ".venv"
+    monkeypatch.setattr(course, "VENV", venv)
+    with monkeypatch.context() as windows:  # undone before pytest's own paths are made again
+        windows.setattr(course.os, "name", "nt")
+        assert course.venv_python() == venv / "Scripts/python.exe"
+        config_file = course.write_lab_config()
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    shell = config["ServerApp"]["terminado_settings"]["shell_command"]
+    assert shell[:4] == ["powershell.exe", "-NoLogo", "-NoExit", "-Command"] and "-NoProfile" not in shell
+    script = shell[4]
+    quoted = "'" + str(venv / "Scripts").replace("'", "''") + ";'"
+    assert f"$env:PATH = {quoted} + $env:PATH" in script, script
+    # Without a double quote inside, subprocess.list2cmdline (what pywinpty uses) only wraps the script in quotes.
+    assert '"' not in script
+    assert subprocess.list2cmdline(shell).endswith(f' "{script}"')
+
+
+def test_windows_lab_waits_for_jupyter_through_ctrl_c(monkeypatch, tmp_path):
+    """Without exec, the first Ctrl+C reaches JupyterLab (which asks to confirm) and course.py keeps waiting for it."""
+    waits, started = [], []
+
+    class Server:
+        def __init__(self, cmd, **kw):
+            started.append((cmd, kw))
+
+        def wait(self):
+            waits.append(1)
+            if len(waits) == 1:
+                raise KeyboardInterrupt
+            return 0
+
+    monkeypatch.setattr(course, "VENV", tmp_path / ODD_FOLDER / ".venv")
+    monkeypatch.setattr(course, "setup", lambda: course.venv_python())
+    monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course.os, "execve", lambda *a: pytest.fail("exec on Windows"))
+    monkeypatch.setattr(course.subprocess, "Popen", Server)
+    with monkeypatch.context() as windows:  # undone before pytest's own paths are made again
+        windows.setattr(course.os, "name", "nt")
+        course.lab(["--no-browser"])
+    (cmd, kw), = started
+    assert len(waits) == 2 and kw["cwd"] == course.ROOT
+    assert cmd[0] == str(tmp_path / ODD_FOLDER / ".venv" / "Scripts/python.exe")
+    assert kw["env"]["PATH"].split(os.pathsep)[0] == str(tmp_path / ODD_FOLDER / ".venv" / "Scripts")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="bash terminals are the POSIX case")
+def test_bash_terminal_activates_a_venv_in_a_folder_with_spaces_and_quotes(monkeypatch, tmp_path):
+    venv = tmp_path / ODD_FOLDER / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    monkeypatch.setattr(course, "VENV", venv)
+    shell = course.terminal_command()
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text('export PATH="/usr/bin:$PATH"\n', encoding="utf-8")  # as conda init would
+    done = subprocess.run(shell, input="command -v python; exit\n", capture_output=True, text=True, timeout=60,
+                          env={"HOME": str(home), "PATH": "/usr/bin:/bin", "TERM": "dumb"})
+    assert f"{venv}/bin/python" in done.stdout.splitlines(), done.stdout + done.stderr
+
+
+def test_course_py_prints_any_path_on_a_cp1252_console(tmp_path):
+    """A Windows console in cp1252 and a user folder in Chinese: course.py's own prints replace what they cannot show."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import course; course.console_safe(); "
+            "course.run([sys.executable, '-c', 'pass', 'C:\\\\Users\\\\\u5f20\u4e09\\\\my course'])")
+    env = dict(os.environ, PYTHONIOENCODING="cp1252")
+    done = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode("cp1252", "replace")
+    assert b"C:\\Users\\??\\my course" in done.stdout
+    helped = subprocess.run([sys.executable, str(REPO / "course.py"), "help"], capture_output=True, env=env,
+                            timeout=60)
+    assert helped.returncode == 0 and b"python course.py lab" in helped.stdout
+
+
 def _kernel_output(ws, code: str, timeout_s: float = 60) -> str:
     msg_id = uuid.uuid4().hex
     ws.send(json.dumps({

@@ -2,6 +2,8 @@
 
     python -m tools.bench --students 100            grade a mixed class of 100, print seconds per student
     python -m tools.bench --latency                 check() cold (first call) and warm, per exercise
+    python -m tools.bench --latency --backend both  the same with children forked, then with spare processes
+                                                    (the backend Windows and macOS use), one after the other
 
 The class mixes correct students (the reference solutions), untouched stubs, buggy students (each chapter
 file is the solution with one exercise replaced by one of its mutants, mutants/<chapter>/) and hostile
@@ -32,6 +34,11 @@ HOSTILE = {
     "tamper": "import glob\nfor f in glob.glob('{root}/*/exercises/ch04_sampling.py'):\n    open(f, 'w').write('')\n",
     "loop": None,  # an endless loop inside one exercise: costs its full time limit
 }
+
+
+def _load() -> float:
+    """The 1-minute load average (nan on Windows, which has none)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
 def _chapter_files() -> list[str]:
@@ -108,7 +115,8 @@ def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
     before = {p: p.read_bytes() for p in root.rglob("*.py")}
     mix = ", ".join(f"{sum(1 for k in roster.values() if k.split(':')[0] == kind)} {kind}" for kind in KINDS)
     print(f"Grading {n} generated students ({mix}) "
-          f"on {workers or min(2, os.cpu_count() or 1)} workers; isolation: {sandbox.detect()}", flush=True)
+          f"on {workers or min(2, os.cpu_count() or 1)} workers; isolation: {sandbox.detect()}; "
+          f"backend: {sandbox.backend().name}", flush=True)
     start = time.perf_counter()
     done = [0]
 
@@ -128,7 +136,7 @@ def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
         problems.append(f"{len(changed)} submission files were changed on disk, e.g. {changed[0]}")
     n_ex = len(graded[0]) if graded else 0
     print(f"\n{n} students x {n_ex} exercises graded in {seconds:.1f} s: {seconds / n:.2f} s per student "
-          f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end).")
+          f"({os.cpu_count()} CPUs, load average {_load():.1f} at the end).")
     if not keep:
         shutil.rmtree(root, ignore_errors=True)
     if problems:
@@ -148,18 +156,20 @@ for name in {targets!r}:
     t = time.perf_counter(); check(name, source={source!r}); cold = time.perf_counter() - t
     warm = []
     for _ in range({repeats}):
+        time.sleep({pause})
         t = time.perf_counter(); r = check(name, source={source!r}); warm.append(time.perf_counter() - t)
     out[name] = (cold, sorted(warm)[len(warm) // 2], r.passed)
 print(json.dumps(out))
 """
 
 
-def bench_latency(targets: list[str], source: Path, repeats: int) -> int:
+def bench_latency(targets: list[str], source: Path, repeats: int, pause: float = 0.0) -> int:
     """check() in a fresh process: the first call per exercise (the very first one starts the worker) and
     the median of later calls."""
     import json
 
-    script = LATENCY_SCRIPT.format(repo=str(REPO), targets=targets, source=str(source), repeats=repeats)
+    script = LATENCY_SCRIPT.format(repo=str(REPO), targets=targets, source=str(source), repeats=repeats,
+                                    pause=pause)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=1800)
@@ -167,8 +177,10 @@ def bench_latency(targets: list[str], source: Path, repeats: int) -> int:
         print(done.stdout[-2000:], done.stderr[-3000:])
         return 1
     data = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"check() latency, {source.name}/ ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}); "
-          f"whole run {time.perf_counter() - t:.1f} s")
+    from grading.engine import sandbox
+
+    print(f"check() latency, {source.name}/, backend {sandbox.backend().name} ({os.cpu_count()} CPUs, load average "
+          f"{_load():.1f}); whole run {time.perf_counter() - t:.1f} s")
     print(f"  {'exercise':<26} {'first call':>10} {'warm (median)':>14}  passed")
     for name, (cold, warm, passed) in data.items():
         print(f"  {name:<26} {cold:>9.2f}s {warm:>13.2f}s  {passed}")
@@ -185,12 +197,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="exercises/chapters for --latency")
     p.add_argument("--source", default=str(REPO / "solutions"), help="folder graded by --latency")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--pause", type=float, default=0.0, help="seconds between warm checks, as a learner edits "
+                   "(the spawn backend's next spare imports torch meanwhile; back to back it is waited for)")
+    p.add_argument("--backend", choices=["fork", "spawn", "both"], help="how learner processes are made "
+                   "(default: this system's; both: fork, then spawn)")
     args = p.parse_args(argv)
+    if args.backend == "both":
+        rest = [a for a in (argv if argv is not None else sys.argv[1:]) if a not in ("--backend", "both")]
+        return max(subprocess.run([sys.executable, "-m", "tools.bench", *rest, "--backend", b], cwd=REPO,
+                                  env={**os.environ, "GRADING_BACKEND": b}).returncode for b in ("fork", "spawn"))
+    if args.backend:
+        os.environ["GRADING_BACKEND"] = args.backend
     rc = 0
     if args.students:
         rc |= bench_class(args.students, args.workers, Path(args.keep) if args.keep else None)
     if args.latency:
-        rc |= bench_latency(args.targets.split(","), Path(args.source), args.repeats)
+        rc |= bench_latency(args.targets.split(","), Path(args.source), args.repeats, args.pause)
     if not args.students and not args.latency:
         p.print_help()
     return rc

@@ -102,6 +102,34 @@ def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict
     return cmd + ["--"] + list(argv)
 
 
+@dataclass(frozen=True)
+class Backend:
+    """How the worker makes a learner process: `name` is "fork" or "spawn"; `why` says why that one."""
+
+    name: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.why})"
+
+
+def backend() -> Backend:
+    """fork where os.fork exists and is safe (Linux), spawn elsewhere; GRADING_BACKEND=fork|spawn chooses."""
+    wanted = os.environ.get("GRADING_BACKEND", "").strip().lower()
+    has_fork = hasattr(os, "fork")
+    if wanted == "spawn":
+        return Backend("spawn", "chosen by GRADING_BACKEND=spawn; a spare process per batch, started ahead of time")
+    if wanted == "fork" and has_fork:
+        return Backend("fork", "chosen by GRADING_BACKEND=fork")
+    if not has_fork:
+        return Backend("spawn", f"os.fork is missing on {sys.platform}; a spare process per batch, started ahead "
+                                "of time" + (" (GRADING_BACKEND=fork cannot be honoured)" if wanted == "fork" else ""))
+    if sys.platform == "darwin":
+        return Backend("spawn", "macOS: forking after torch and the system frameworks are loaded can crash or hang; "
+                                "a spare process per batch, started ahead of time")
+    return Backend("fork", "a child per batch forked from the warm worker, which holds torch and the model")
+
+
 @functools.lru_cache(maxsize=1)
 def detect() -> Isolation:
     """The best isolation available here, tried for real once per process.
@@ -140,3 +168,10 @@ def doctor_check():
     iso = detect()
     return Check("judge sandbox", True, str(iso) if iso.is_os_level else f"{iso} -- grading still works, "
                  "but a class of strangers' code is safer where bubblewrap runs (Linux with user namespaces)")
+
+
+def backend_check():
+    """`python judge.py doctor`'s line on how learner processes are made (fork or spawn) and why."""
+    from lesson_utils.doctor import Check
+
+    return Check("judge backend", True, str(backend()))

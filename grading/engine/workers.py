@@ -7,7 +7,6 @@ from __future__ import annotations
 import atexit
 import os
 import queue
-import select
 import subprocess
 import sys
 import tempfile
@@ -27,10 +26,21 @@ class WorkerFailed(RuntimeError):
     """A worker could not start, or stopped answering; the message carries the end of its log."""
 
 
+# What the worker (and so the learner's code) gets of the judge's environment: what Python, torch and the system
+# libraries need to run, nothing of the teacher's (tokens, keys, paths of other projects). Windows needs SYSTEMROOT.
+ENV_KEEP = ("PATH", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL",
+            "LC_CTYPE", "TZ", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
+            "ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH")
+
+
+def _kept_environment(environ: "os._Environ | dict[str, str]") -> dict[str, str]:
+    return {k: v for k, v in environ.items() if k.upper() in ENV_KEEP}
+
+
 def _worker_env(isolation: sandbox.Isolation) -> dict[str, str]:
     from lesson_utils.course_model import cache_root
 
-    env = {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+    env = {"GRADING_BACKEND": sandbox.backend().name,"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
            "LLM_COURSE_CACHE": str(cache_root().resolve()), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
     if isolation.is_os_level:
@@ -87,8 +97,12 @@ class Worker:
         if self.isolation.is_os_level:
             return sandbox.bwrap_command(argv, extra_ro=[cache_root().resolve()], env=env), None
         self.scratch = tempfile.mkdtemp(prefix="judge-scratch-")
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-        full_env.update(env, GRADING_SCRATCH=self.scratch)
+        full_env = _kept_environment(os.environ)
+        if os.environ.get("PYTHONPATH"):  # after the course's own code (tests/no_fork/ uses this)
+            theirs = [os.path.abspath(d) for d in os.environ["PYTHONPATH"].split(os.pathsep) if d]
+            env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *theirs])
+        full_env.update(env, GRADING_SCRATCH=self.scratch, HOME=self.scratch, USERPROFILE=self.scratch,
+                        HF_HOME=os.path.join(self.scratch, ".hf"), MPLCONFIGDIR=os.path.join(self.scratch, ".mpl"))
         return argv, full_env
 
     def start(self) -> "Worker":
@@ -103,9 +117,13 @@ class Worker:
         except OSError as exc:
             raise WorkerFailed(f"cannot start the grading worker ({exc})") from None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        self._replies: "queue.Queue[tuple[dict, list[bytes]] | BaseException]" = queue.Queue()
+        # A thread reads the replies (select() on a pipe does not work on Windows); _receive waits with a timeout.
+        threading.Thread(target=self._read_replies, daemon=True, name="grading-replies").start()
         msg = self._receive(START_TIMEOUT_S, "start")[0]
         if msg.get("op") != "ready":
             raise WorkerFailed(f"the grading worker said {msg!r} instead of 'ready'")
+        self.backend = msg.get("backend", "fork")
         atexit.register(self.close)
         return self
 
@@ -117,17 +135,25 @@ class Worker:
         except OSError:
             return ""
 
+    def _read_replies(self) -> None:
+        while True:
+            try:
+                self._replies.put(wire.recv_json(self._out))
+            except (wire.WireError, OSError, ValueError) as exc:
+                self._replies.put(exc)
+                return
+
     def _receive(self, timeout: float, what: str) -> tuple[dict, list[bytes]]:
-        ready, _, _ = select.select([self._out], [], [], timeout)
-        if not ready:
+        try:
+            reply = self._replies.get(timeout=timeout)
+        except queue.Empty:
             self.close()
             raise WorkerFailed(f"the grading worker did not answer within {timeout:.0f} s ({what}).\n{self._log_tail()}")
-        try:
-            return wire.recv_json(self._out)
-        except (wire.WireError, OSError, ValueError) as exc:
+        if isinstance(reply, BaseException):
             self.close()
-            raise WorkerFailed(f"the grading worker stopped ({what}: {exc}; isolation: {self.isolation.name}).\n"
+            raise WorkerFailed(f"the grading worker stopped ({what}: {reply}; isolation: {self.isolation.name}).\n"
                                f"{self._log_tail()}") from None
+        return reply
 
     def _send(self, message: dict, blobs: list[bytes] = ()) -> None:
         try:
@@ -176,7 +202,7 @@ class Worker:
                 pass
 
 
-_workers: dict[str, list["Worker | None"]] = {}  # isolation name -> this process's warm workers
+_workers: dict[tuple[str, str], list["Worker | None"]] = {}  # (isolation, backend) -> this process's warm workers
 
 
 def warm_worker(k: int = 0) -> Worker:
@@ -186,8 +212,9 @@ def warm_worker(k: int = 0) -> Worker:
     notebook, the solutions after the stubs, the next mutant round) skip the cold start.
     """
     isolation = sandbox.detect()
+    key = (isolation.name, sandbox.backend().name)
     with _workers_lock:
-        slots = _workers.setdefault(isolation.name, [])
+        slots = _workers.setdefault(key, [])
         while len(slots) <= k:
             slots.append(None)
         w = slots[k]
@@ -196,5 +223,5 @@ def warm_worker(k: int = 0) -> Worker:
     if w is None:
         w = Worker(isolation).start()  # outside the lock: several workers start in parallel
         with _workers_lock:
-            _workers[isolation.name][k] = w
+            _workers[key][k] = w
     return w

@@ -6,9 +6,11 @@ no loading native code or symbols through ctypes, no compiled modules but the in
 the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
 no swapping a function's code, no writing, deleting, renaming or linking any file outside the scratch folder,
 no more than MAX_CREATED files, folders or links created in it, no sockets, no reading anything under the
-blocked folders. Inside bubblewrap most of these cannot do harm anyway; the hooks refuse them there too, so a
-gap in one layer is not a gap in both. Files that native code opens itself (torch.save or safetensors given a
-path name) are not seen by any hook: only bubblewrap confines those.
+blocked folders. The "open" event does not say which folder a `dir_fd=` argument names, so they also refuse
+opening a folder outside the scratch folder (the only way to get such a descriptor), relative paths that climb
+with `..`, and listing a descriptor they cannot trace to a path. Inside bubblewrap most of these cannot do harm
+anyway; the hooks refuse them there too, so a gap in one layer is not a gap in both. Files that native code opens
+itself (torch.save or safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 """
@@ -33,6 +35,7 @@ MAX_CREATED = 64  # without bubblewrap: files, folders and links one child may c
 # this bounds its disk use to about 1 GB
 CREATING = ("os.mkdir", "os.symlink", "os.link", "os.rename", "shutil.move", "shutil.copyfile")
 FILE_WRITING_MODULES = ("_gdbm", "_dbm", "dbm")  # open their files in C, unseen by the "open" event
+THREAD_MODULES = ("_thread",)  # a fresh copy (deleted from sys.modules, imported again) would not be limited
 
 
 class Refused(PermissionError):
@@ -48,6 +51,42 @@ def _path(arg) -> str | None:
     return None
 
 
+def _climbs(arg) -> bool:
+    """A relative path with a '..' part: with dir_fd= it may leave the folder the hook resolves it against."""
+    if not isinstance(arg, (str, bytes, os.PathLike)):
+        return False
+    try:
+        text = os.fsdecode(arg)
+    except (TypeError, ValueError):
+        return False
+    return not os.path.isabs(text) and ".." in text.replace("\\", "/").split("/")
+
+
+def _fd_path(fd: int) -> str | None:
+    """The folder an open descriptor names (Linux /proc/self/fd, macOS F_GETPATH), or None."""
+    try:
+        return os.path.realpath(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        pass
+    try:
+        import fcntl
+
+        raw = fcntl.fcntl(fd, getattr(fcntl, "F_GETPATH", 50), b"\0" * 1024)
+        return os.path.realpath(raw.split(b"\0", 1)[0].decode())
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _native_name(name) -> bool:
+    """Whether an imported module's name has a native-code module as any dotted part (something._ctypes)."""
+    return any(part in NATIVE_MODULES for part in str(name).split("."))
+
+
+def _native_file(path: str) -> bool:
+    """Whether a compiled module's file is one of the native-code modules, whatever name it is imported as."""
+    return os.path.basename(path).split(".")[0] in NATIVE_MODULES
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -58,16 +97,23 @@ def _limit_threads() -> None:
     import _thread
     import threading
 
-    start, count = _thread.start_new_thread, [0]
+    count = [0]
 
-    def limited(*args, **kwargs):
-        count[0] += 1
-        if count[0] > MAX_THREADS:
-            raise Refused(f"Starting more than {MAX_THREADS} threads is not allowed while grading.")
-        return start(*args, **kwargs)
+    def limit(start):
+        def limited(*args, **kwargs):
+            count[0] += 1
+            if count[0] > MAX_THREADS:
+                raise Refused(f"Starting more than {MAX_THREADS} threads is not allowed while grading.")
+            return start(*args, **kwargs)
+        return limited
 
-    _thread.start_new_thread = limited
-    threading._start_new_thread = limited
+    # Every name a thread can be started by (start_new is an old alias; 3.13 adds start_joinable_thread), in
+    # _thread and in threading's own copies; importing _thread afresh is refused by the hook (THREAD_MODULES).
+    for module, names in ((_thread, ("start_new_thread", "start_new", "start_joinable_thread")),
+                          (threading, ("_start_new_thread", "_start_joinable_thread"))):
+        for name in names:
+            if hasattr(module, name):
+                setattr(module, name, limit(getattr(module, name)))
 
 
 def _opens_for_writing(args: tuple) -> bool:
@@ -113,11 +159,14 @@ def install(scratch: str, blocked: list[str]) -> None:
                           f"({what}).")
 
     def hook(event: str, args: tuple) -> None:
-        if event == "import" and args and str(args[0]).split(".")[0] in NATIVE_MODULES:
+        if event == "import" and args and (_native_name(args[0]) or str(args[0]) in THREAD_MODULES):
             raise Refused(f"Importing {args[0]} (native code or process control) is not allowed while grading.")
         if event == "import" and len(args) > 1 and args[1] is not None:
             # The second import event of a compiled module names the file it loads, whatever that file is called.
             f = args[1]
+            if type(f) is str and _native_file(f):
+                raise Refused(f"Loading {os.path.basename(f)} (native code or process control) is not allowed "
+                              "while grading.")
             if type(f) is not str or not all(any(_inside(q, r) for r in installed)
                                              for q in (os.path.abspath(f), os.path.realpath(f))):
                 raise Refused(f"Loading the compiled module {f!r} is not allowed while grading: only the "
@@ -137,10 +186,22 @@ def install(scratch: str, blocked: list[str]) -> None:
                           "is not allowed while grading.")
         if event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
             raise Refused("Replacing a function's __code__ is not allowed while grading.")
+        if event in ("open", "os.listdir", "os.scandir", *FILE_CHANGES) and any(
+                _climbs(a) for a in args[:2]):
+            raise Refused("A relative path with '..' is not allowed while grading: name the file inside the "
+                          "scratch folder, or give its full path.")
         if event in ("open", "os.listdir", "os.scandir") and args:
             p = _path(args[0])
+            if p is None and event != "open" and isinstance(args[0], int):
+                p = _fd_path(args[0])
+                if p is None:
+                    raise Refused("Listing a folder by its descriptor is not allowed while grading.")
             if p is None:
                 return
+            if event == "open" and not _inside(p, scratch) and os.path.isdir(p):
+                raise Refused(f"Opening the folder {p} is not allowed while grading: only folders inside the "
+                              "scratch folder may be opened (a descriptor of another one would reach past "
+                              "these checks).")
             if any(_inside(p, r) for r in roots):
                 raise Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
                               "another student.")

@@ -21,24 +21,21 @@ from __future__ import annotations
 import io
 import json
 import os
-import resource
-import selectors
 import shutil
 import signal
 import tempfile
 import time
 
-from . import wire
+from . import children, wire
 from .limits import DEPENDENT_TIMEOUT_S, IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S
 from .transport import InputsUnpickler, shared_objects
 
 OUTPUT_LIMIT = 8 << 20  # bytes a child may print in total before it is stopped
 OUTPUT_KEEP = 16 << 10  # bytes of that output sent back in the reply's "output" (the judge does not show it today)
 RESULT_LIMIT = 768 << 20  # bytes of results one child may send back
-FILE_LIMIT = 64 << 20  # largest file a child may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
-FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 64 files (guard.MAX_CREATED)
-EXTRA_TASKS = 4  # processes/threads a child may add (RLIMIT_NPROC, where the kernel applies it)
+START_TIMEOUT_S = 180.0  # a spare (spawn backend) importing torch and transformers before it can take its job
 
+LAUNCHER: "children.ForkLauncher | children.SpawnLauncher" = children.ForkLauncher()  # set by main()
 _INPUTS: dict[str, dict[str, list]] = {}  # key -> exercise name -> inputs per case
 _SHARED: set[str] = set()  # keys whose inputs hold the worker's own course model, tokenizer or E (not copies)
 
@@ -53,87 +50,13 @@ def _nondumpable() -> None:
         pass  # not Linux: there is no /proc to protect
 
 
-def _count_tasks() -> int:
-    """Threads of this user visible here (in the sandbox's PID namespace: just ours)."""
-    uid, n = os.getuid(), 0
-    try:
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    if os.stat(f"/proc/{pid}").st_uid == uid:
-                        n += len(os.listdir(f"/proc/{pid}/task"))
-                except OSError:
-                    pass
-    except OSError:
-        return 64
-    return n
-
-
-def _file_limit() -> int:
-    return FILE_LIMIT if os.environ.get("GRADING_IN_BWRAP") else FALLBACK_FILE_LIMIT
-
-
-def _limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
-    """Address space (what is mapped now + memory_mb), CPU seconds, file size, processes, no core files."""
-    def lim(which, soft):
-        try:
-            _, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                soft = min(soft, hard)
-            resource.setrlimit(which, (soft, soft))  # hard = soft: learner code cannot raise it again
-        except (ValueError, OSError):
-            pass
-
-    try:
-        with open("/proc/self/statm") as f:
-            mapped = int(f.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        mapped = 0
-    lim(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CPU, int(cpu_s) + 1)
-    lim(resource.RLIMIT_FSIZE, _file_limit())
-    lim(resource.RLIMIT_CORE, 0)
-    lim(resource.RLIMIT_NPROC, tasks + EXTRA_TASKS)
-
-
-def _child(msg: dict, learner_file: str, scratch: str, result_w: int, output_w: int, exercises: list[dict],
-           tasks: int) -> None:
-    """In the forked child: shed the worker's descriptors, confine, run the learner's code, exit."""
-    try:
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(output_w, 1)
-        os.dup2(output_w, 2)
-        os.closerange(3, result_w)
-        os.closerange(result_w + 1, 65536)
-        os.chdir(scratch)
-        os.environ.update(HOME=scratch, TMPDIR=scratch)
-        tempfile.tempdir = scratch
-        budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S
-        _limits(msg["memory_mb"], budget, tasks)
-        from . import child, guard
-
-        inputs = {e["name"]: _INPUTS[e["key"]][e["name"]] for e in exercises}
-        keep = shared_objects()
-        guard.install(scratch, msg.get("blocked", []))
-        child.run(result_w, learner_file, msg["module"], exercises, inputs, keep)
-    except BaseException:
-        try:
-            os.write(2, b"grading child failed:\n")
-        except OSError:
-            pass
-    finally:
-        os._exit(0)
-
-
 def _kill_strays() -> None:
     """Inside bubblewrap (its own PID namespace) SIGKILL every process but bubblewrap's and this worker: a daemon
     that native code in a child started in a session of its own must not live on to reach the next child.
     Outside the sandbox other processes of this user are not ours to kill, and Python code cannot fork there."""
     if not os.environ.get("GRADING_IN_BWRAP"):
         return
-    spare = {1, os.getpid(), os.getppid()}
+    spare = {1, os.getpid(), os.getppid(), *LAUNCHER.pids()}
     for _ in range(5):  # again, for what forked while we were killing
         seen = False
         for name in os.listdir("/proc"):
@@ -146,16 +69,6 @@ def _kill_strays() -> None:
         if not seen:
             return
         time.sleep(0.002)
-
-
-def _describe_exit(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        why = {signal.SIGXCPU: "the CPU-time limit", signal.SIGXFSZ: f"the file-size limit ({_file_limit() >> 20} MB)",
-               signal.SIGKILL: "killed", signal.SIGSEGV: "a crash in native code",
-               signal.SIGABRT: "an abort, often out of memory"}.get(sig, "a signal")
-        return f"signal {signal.Signals(sig).name}: {why}"
-    return f"exit code {os.WEXITSTATUS(status)}"
 
 
 def _clean_tmp(root: str, keep: set[str]) -> None:
@@ -188,17 +101,9 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     learner_file = os.path.join(scratch, msg["filename"])
     with open(learner_file, "wb") as f:
         f.write(source)
-    result_r, result_w = os.pipe()
-    output_r, output_w = os.pipe()
     _kill_strays()
-    tasks = _count_tasks()
-    pid = os.fork()
-    if pid == 0:
-        os.close(result_r)
-        os.close(output_r)
-        _child(msg, learner_file, scratch, result_w, output_w, exercises, tasks)
-    os.close(result_w)
-    os.close(output_w)
+    inputs = {e["name"]: _INPUTS[e["key"]][e["name"]] for e in exercises}
+    child = LAUNCHER.start(msg, exercises, inputs, scratch, learner_file)
     outcomes: dict[str, dict] = {}
     blobs: list[bytes] = []
     output, printed = bytearray(), 0
@@ -206,18 +111,19 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
     names = [e["name"] for e in exercises]
     import_s = float(msg.get("import_timeout_s", IMPORT_TIMEOUT_S))
     setup_s = float(msg.get("setup_timeout_s", SETUP_TIMEOUT_S))
-    state, current, deadline = "import", None, time.monotonic() + import_s
+    state, current = ("starting", None) if child.starting else ("import", None)
+    deadline = time.monotonic() + (START_TIMEOUT_S if child.starting else import_s)
     received, failure = 0, None  # failure: (kind, message) that ends this child
-    exited, child_status = 0, 0
+    code = None  # the child's return code once it has ended
 
-    sel = selectors.DefaultSelector()
-    sel.register(result_r, selectors.EVENT_READ, "result")
-    sel.register(output_r, selectors.EVENT_READ, "output")
-    open_fds = 2
-    while open_fds and failure is None:
-        timeout = deadline - time.monotonic() if deadline else None
-        if timeout is not None and timeout <= 0:
-            if state == "import":
+    open_pipes = 2
+    while open_pipes and failure is None:
+        timeout = deadline - time.monotonic()
+        if timeout <= 0:
+            if state == "starting":
+                failure = ("timeout", f"The grading process did not start within {START_TIMEOUT_S:.0f} s "
+                                      "(the machine is very busy?).")
+            elif state == "import":
                 failure = ("timeout", f"Importing your file took more than {import_s:.0f} s "
                                       "(code at module level that never ends?).")
             elif state == "running":
@@ -229,74 +135,64 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
             break
         if state == "done":
             # Everything arrived; wait for the child to exit, not for pipes that a process it left behind may hold.
-            exited, child_status = os.waitpid(pid, os.WNOHANG)
-            if exited:
+            code = child.poll()
+            if code is not None:
                 _kill_strays()
                 break
             timeout = min(timeout, 0.02)
-        for key, _ in sel.select(timeout):
-            fd = key.fileobj
-            data = os.read(fd, 1 << 20)
-            if not data:
-                sel.unregister(fd)
-                open_fds -= 1
-                continue
-            if key.data == "output":
-                printed += len(data)
-                if len(output) < OUTPUT_KEEP:
-                    output += data[:OUTPUT_KEEP - len(output)]
-                if printed > OUTPUT_LIMIT:
-                    failure = ("output_limit", f"Your code printed more than {OUTPUT_LIMIT >> 20} MB; it was "
-                                               "stopped. Print less (a loop that prints every step?).")
-                    break
-                continue
-            received += len(data)
-            try:
-                if received > RESULT_LIMIT:
-                    raise wire.WireError(f"more than {RESULT_LIMIT >> 20} MB of results")
-                frames = parser.feed(data)
-            except wire.WireError as exc:
-                failure = ("too_big", f"Your results are too large to send back ({exc}); return smaller values.")
-                break
-            for kind, body in frames:
-                expected_next = names[len(outcomes)] if len(outcomes) < len(names) else None
-                if state == "import" and kind == wire.IMPORT_ERROR:
-                    failure = ("import_error", body.decode("utf-8", "replace"))
-                elif state == "import" and kind == wire.IMPORTED:
-                    state, deadline = "between", time.monotonic() + setup_s
-                elif state == "between" and kind == wire.STARTED and body.decode(errors="replace") == expected_next:
-                    state, current = "running", expected_next
-                    deadline = time.monotonic() + msg["timeouts"][current]
-                elif state == "running" and kind == wire.RESULT:
-                    outcomes[current] = {"kind": "result"}
-                    blobs.append(body)
-                    state, current, deadline = "between", None, time.monotonic() + setup_s
-                elif state == "between" and kind == wire.DONE and expected_next is None:
-                    state, deadline = "done", time.monotonic() + setup_s
-                else:
-                    failure = ("protocol", "The grading channel received something out of order (learner code "
-                                           "writing to the judge's pipe?); nothing from this run was trusted.")
-                if failure:
-                    break
+        event = child.next_event(timeout)
+        if event is None:
+            continue
+        channel, data = event
+        if not data:
+            open_pipes -= 1
+            continue
+        if channel == "output":
+            printed += len(data)
+            if len(output) < OUTPUT_KEEP:
+                output += data[:OUTPUT_KEEP - len(output)]
+            if printed > OUTPUT_LIMIT:
+                failure = ("output_limit", f"Your code printed more than {OUTPUT_LIMIT >> 20} MB; it was "
+                                           "stopped. Print less (a loop that prints every step?).")
+            continue
+        received += len(data)
+        try:
+            if received > RESULT_LIMIT:
+                raise wire.WireError(f"more than {RESULT_LIMIT >> 20} MB of results")
+            frames = parser.feed(data)
+        except wire.WireError as exc:
+            failure = ("too_big", f"Your results are too large to send back ({exc}); return smaller values.")
+            break
+        for kind, body in frames:
+            expected_next = names[len(outcomes)] if len(outcomes) < len(names) else None
+            if state == "starting" and kind == wire.READY:
+                state, deadline = "import", time.monotonic() + import_s
+            elif state == "import" and kind == wire.IMPORT_ERROR:
+                failure = ("import_error", body.decode("utf-8", "replace"))
+            elif state == "import" and kind == wire.IMPORTED:
+                state, deadline = "between", time.monotonic() + setup_s
+            elif state == "between" and kind == wire.STARTED and body.decode(errors="replace") == expected_next:
+                state, current = "running", expected_next
+                deadline = time.monotonic() + msg["timeouts"][current]
+            elif state == "running" and kind == wire.RESULT:
+                outcomes[current] = {"kind": "result"}
+                blobs.append(body)
+                state, current, deadline = "between", None, time.monotonic() + setup_s
+            elif state == "between" and kind == wire.DONE and expected_next is None:
+                state, deadline = "done", time.monotonic() + setup_s
+            else:
+                failure = ("protocol", "The grading channel received something out of order (learner code "
+                                       "writing to the judge's pipe?); nothing from this run was trusted.")
             if failure:
                 break
     if failure:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    status = child_status if exited else os.waitpid(pid, 0)[1]
-    try:
-        os.killpg(pid, signal.SIGKILL)  # anything it left behind in its session
-    except OSError:
-        pass
+        child.kill()
+    status = code if code is not None else child.wait()
+    child.kill()  # anything it left behind in its session
     _kill_strays()  # and anything that left the session (setsid from native code)
-    sel.close()
-    os.close(result_r)
-    os.close(output_r)
     _clean_tmp(root, set())
 
-    at_import = state == "import"
+    at_import = state in ("starting", "import")
     if failure and failure[0] == "protocol":
         outcomes, blobs = {}, []  # a forged frame may have come at any time: trust nothing from this child
         for n in names:
@@ -308,8 +204,8 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
             if n and n not in outcomes:
                 outcomes[n] = {"kind": kind, "message": message, "at_import": at_import}
     elif state != "done":
-        how = _describe_exit(status)
-        if state == "import":
+        how = children.describe_exit(status)
+        if state in ("starting", "import"):
             for n in names:
                 outcomes[n] = {"kind": "died", "at_import": True,
                                "message": f"The grading process ended while importing your file ({how}): "
@@ -405,8 +301,19 @@ def main() -> None:
 
     from . import calls, child, guard, inputs  # noqa: F401
 
+    global LAUNCHER
     root = os.environ.get("GRADING_SCRATCH") or tempfile.mkdtemp(prefix="grading-")
-    wire.send_json(ctl_out, {"op": "ready", "pid": os.getpid()})
+    LAUNCHER = children.launcher(root)
+    try:
+        serve(ctl_in, ctl_out, root)
+    finally:
+        LAUNCHER.close()
+
+
+def serve(ctl_in: int, ctl_out: int, root: str) -> None:
+    """Answer the judge's requests until it says exit or goes away."""
+    LAUNCHER.warm_up()  # spawn: the first spare imports while the judge sends the inputs
+    wire.send_json(ctl_out, {"op": "ready", "pid": os.getpid(), "backend": LAUNCHER.name})
     while True:
         try:
             msg, blobs = wire.recv_json(ctl_in)

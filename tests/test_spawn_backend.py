@@ -1,0 +1,134 @@
+"""Issue 22: grading without fork (Windows, macOS) gives the same verdicts, and the fallback sandbox holds.
+
+The four holes found in review each have a test here that fails without its fix; the whole judge suite runs a
+second time with GRADING_BACKEND=spawn, os.fork removed (tests/no_fork/) and GRADING_SANDBOX=none in
+`python course.py test`.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grading.engine import sandbox
+
+REPO = Path(__file__).resolve().parent.parent
+NO_FORK = REPO / "tests" / "no_fork"
+
+GUARDED = """
+import os, sys, tempfile
+sys.path.insert(0, {repo!r})
+from grading.worker import guard
+base = tempfile.mkdtemp()
+scratch, blocked, outside = (os.path.join(base, n) for n in ("scratch", "blocked", "outside"))
+for d in (scratch, blocked, outside):
+    os.mkdir(d)
+open(os.path.join(blocked, "answer.txt"), "w").write("42")
+guard.install(scratch, [blocked])
+os.chdir(scratch)
+try:
+{code}
+    print("GOT THROUGH", os.listdir(outside))
+except PermissionError as exc:
+    print("REFUSED", exc)
+"""
+
+HOLES = {
+    "dir_fd_create_outside_scratch": 'os.close(os.open("x", os.O_CREAT | os.O_WRONLY, dir_fd=os.open(outside, 0)))',
+    "dir_fd_read_of_a_blocked_file": 'print(os.read(os.open("blocked/answer.txt", 0, dir_fd=os.open(base, 0)), 9))',
+    "listdir_of_a_blocked_folder_by_descriptor": 'print(os.listdir(os.open("blocked", 0, dir_fd=os.open(base, 0))))',
+    "dir_fd_of_scratch_and_dotdot_from_a_deeper_folder": textwrap.dedent("""\
+        fd = os.open(".", 0); os.makedirs("a/b"); os.chdir("a/b")
+        print(os.read(os.open("../blocked/answer.txt", 0, dir_fd=fd), 9))"""),
+    "ctypes_under_another_package_name": textwrap.dedent("""\
+        import importlib.machinery, importlib.util, types
+        sys.modules["something"] = types.ModuleType("something"); sys.modules["something"].__path__ = []
+        origin = importlib.util.find_spec("_ctypes").origin
+        loader = importlib.machinery.ExtensionFileLoader("something._ctypes", origin)
+        spec = importlib.util.spec_from_file_location("something._ctypes", origin, loader=loader)
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))"""),
+    "threads_through_thread_start_new": textwrap.dedent("""\
+        import _thread, time
+        for _ in range(20):
+            _thread.start_new(time.sleep, (1,))"""),
+    "a_fresh_copy_of_thread": 'del sys.modules["_thread"]; import _thread',
+}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="descriptors of folders are a POSIX thing")
+@pytest.mark.parametrize("hole", HOLES)
+def test_fallback_guard_refuses(hole):
+    code = textwrap.indent(HOLES[hole], "    ")
+    if os.name == "nt" and "dir_fd" in hole:
+        pytest.skip("no dir_fd on Windows")
+    done = subprocess.run([sys.executable, "-c", GUARDED.format(repo=str(REPO), code=code)], capture_output=True,
+                          text=True, timeout=120)
+    assert "REFUSED" in done.stdout and "42" not in done.stdout, done.stdout + done.stderr
+
+
+def test_what_the_guard_still_allows_in_scratch():
+    """The new rules do not get in the way of ordinary work inside the scratch folder."""
+    code = textwrap.indent(textwrap.dedent("""\
+        os.makedirs("a/b"); open("a/b/f.txt", "w").write("x")
+        fd = os.open("a", 0); assert os.listdir(fd) == ["b"]; os.close(fd)
+        assert open(os.path.join(scratch, "a", "b", "f.txt")).read() == "x"
+        import threading; t = threading.Thread(target=print); t.start(); t.join()
+        print("FINE")"""), "    ")
+    done = subprocess.run([sys.executable, "-c", GUARDED.format(repo=str(REPO), code=code)], capture_output=True,
+                          text=True, timeout=120)
+    assert "FINE" in done.stdout, done.stdout + done.stderr
+
+
+def test_backend_choice_is_explained(monkeypatch):
+    monkeypatch.setenv("GRADING_BACKEND", "spawn")
+    assert sandbox.backend().name == "spawn" and "GRADING_BACKEND" in sandbox.backend().why
+    monkeypatch.delenv("GRADING_BACKEND")
+    monkeypatch.delattr(os, "fork", raising=False)
+    assert sandbox.backend().name == "spawn" and "os.fork is missing" in sandbox.backend().why
+    monkeypatch.setenv("GRADING_BACKEND", "fork")
+    assert sandbox.backend().name == "spawn" and "cannot be honoured" in sandbox.backend().why
+
+
+LEAK = """
+import os
+def lookup(E, ids):
+    raise ValueError("teacher secret: " + os.environ.get("TEACHER_TOKEN", "<not visible>"))
+"""
+
+
+@pytest.mark.parametrize("backend", ["fork", "spawn"])
+def test_learner_code_gets_nothing_of_the_teachers_environment(tmp_path, backend):
+    """TEACHER_TOKEN set in the judge's environment never reaches learner code, nor so the student's feedback."""
+    if backend == "fork" and not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    ex = tmp_path / "eve" / "exercises"
+    ex.mkdir(parents=True)
+    (ex / "ch01_embeddings.py").write_text(LEAK, encoding="utf-8")
+    env = dict(os.environ, TEACHER_TOKEN="s3cr3t-123", GRADING_SANDBOX="none", GRADING_BACKEND=backend,
+               HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    if backend == "spawn":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NO_FORK), env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "judge.py", "lookup", "--source", str(ex)], cwd=REPO, env=env,
+                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=900)
+    out = done.stdout + done.stderr
+    assert "teacher secret: <not visible>" in out, out[-3000:]
+    assert "s3cr3t-123" not in out
+
+
+def test_judge_output_survives_a_console_that_is_not_utf8():
+    """A Windows console in cp1252: the judge's ✓/✗ and a learner's Chinese message print as '?', no crash."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import judge; judge.console_safe(); "
+            "print('\u2713 \u2717 \u5f20\u4e09 passed')")
+    done = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, timeout=300,
+                          env=dict(os.environ, PYTHONIOENCODING="cp1252"))
+    assert done.returncode == 0, done.stderr.decode("cp1252", "replace")
+    assert done.stdout.strip() == b"? ? ?? passed"
+    import inspect
+
+    import judge
+
+    assert "console_safe()" in inspect.getsource(judge.main)  # every command's output goes through it
