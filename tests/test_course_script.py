@@ -87,24 +87,26 @@ def test_test_without_notebooks_runs_pytest_only(monkeypatch):
     calls = []
     monkeypatch.setattr(course, "setup", lambda: Path("py"))
     monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course, "default_backend_forks", lambda: False)  # as on macOS and Windows
     monkeypatch.setattr(course.subprocess, "run",
                         lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
     assert course.test(notebooks=False) == 0
     (cmd, kw), = calls
-    assert cmd[:4] == ["py", "-m", "pytest", "tests"] and not any("nbval" in a for a in cmd)
+    assert cmd[:3] == ["py", "-m", "pytest"] and cmd[-1] == "tests" and not any("nbval" in a for a in cmd)
     assert kw["cwd"] == course.ROOT and kw["env"]["HF_HUB_OFFLINE"] == "1"
 
 
 def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
-    calls = []
+    calls, passes = [], []
     monkeypatch.setattr(course, "setup", lambda: Path("py"))
     monkeypatch.setattr(course, "prepare_model", lambda py: None)
     monkeypatch.setattr(course, "default_backend_forks", lambda: True)
+    monkeypatch.setattr(course, "notebook_passes", lambda py, env: passes.append(env) or [0, 0])
     monkeypatch.setattr(course.subprocess, "run",
                         lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
     assert course.test() == 0
-    assert len(calls) == 3
-    cmd, kw = calls[2]
+    assert len(calls) == 2 and len(passes) == 1
+    cmd, kw = calls[1]
     assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_spawn_backend.py" in cmd
     assert "tests/test_sandbox.py" in cmd and not any("nbval" in a for a in cmd)
     assert kw["env"]["GRADING_BACKEND"] == "spawn" and kw["env"]["GRADING_SANDBOX"] == "none"
@@ -114,6 +116,35 @@ def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
     done = subprocess.run([sys.executable, "-c", "import os; print(hasattr(os, 'fork'))"], capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=no_fork))
     assert done.stdout.strip() == "False"  # the second run really has no fork
+
+
+def test_a_failing_step_fails_the_suite(monkeypatch):
+    monkeypatch.setattr(course, "setup", lambda: Path("py"))
+    monkeypatch.setattr(course, "prepare_model", lambda py: None)
+    monkeypatch.setattr(course, "default_backend_forks", lambda: False)
+    monkeypatch.setattr(course, "notebook_passes", lambda py, env: [0, 1])  # only the portable pass fails
+    monkeypatch.setattr(course.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0))
+    assert course.test() == 1
+
+
+def test_notebook_passes_run_both_kernel_sets_at_once_and_print_each_whole(monkeypatch, capsys):
+    started = []
+
+    class FakeRun:
+        def __init__(self, cmd, env, stdout, **kw):
+            started.append(env)
+            stdout.write(f"pass {len(started)}: {env.get('ATEN_CPU_CAPABILITY', 'native')}\n")
+            self.code = len(started) - 1
+
+        def wait(self):
+            assert len(started) == 2  # the second pass was started before the first one was waited for
+            return self.code
+
+    monkeypatch.setattr(course.subprocess, "Popen", FakeRun)
+    assert course.notebook_passes(Path("py"), {"HF_HUB_OFFLINE": "1"}) == [0, 1]
+    out = capsys.readouterr().out
+    assert "pass 1: native" in out and "pass 2: default" in out and out.index("pass 1") < out.index("pass 2")
+    assert "ATEN_CPU_CAPABILITY" not in started[0] and started[1]["ATEN_CPU_CAPABILITY"] == "default"
 
 
 def test_unknown_test_arguments_are_refused(monkeypatch, capsys):
