@@ -172,7 +172,7 @@ def test_untouched_stub_is_not_attempted():
 
 
 def test_quiz_wrong_answer_is_explained(tmp_path):
-    folder = student(tmp_path, "QUIZ = {1: 'a', 2: 'b', 3: 'c', 4: None}\n")
+    folder = student(tmp_path, "QUIZ = {1: 'a', 2: 'a', 3: 'c', 4: None}\n")
     r = result(scheduler.grade(folder, "quiz01"), "quiz01")
     assert r.status == model.WRONG
     assert [c.passed for c in r.cases][:4] == [False, True, True, False]  # later questions: not answered

@@ -482,7 +482,7 @@ BUGGY_01 = STUB_01 + textwrap.dedent("""
         return g
 
 
-    QUIZ = {1: 'b', 2: 'b', 3: 'a', 4: 'c'}  # three of four right
+    QUIZ = {1: 'b', 2: 'a', 3: 'a', 4: 'c'}  # three of four right
 """)
 
 
