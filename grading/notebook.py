@@ -98,6 +98,13 @@ class CheckResult:
         return "\n".join(out)
 
 
+def reset_session() -> None:
+    """Forget the session's Checker (its inputs and cached verdicts); the next check() builds a new one."""
+    global _checker
+    with _lock:
+        _checker = None
+
+
 def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = 6144) -> CheckResult:
     """Grade `target` (an exercise name, a chapter number like "04", or everything) in `source`
     (default: the course's exercises/ folder), exactly as `python judge.py` would.

@@ -161,7 +161,7 @@ def test_bubblewrap_alone_contains_every_attack(tmp_path):
 def test_the_audit_hooks_alone_refuse_every_attack(tmp_path, monkeypatch):
     """GRADING_SANDBOX=none: the hooks are the only layer; each attack is refused by them, not by the OS."""
     monkeypatch.setenv("GRADING_SANDBOX", "none")
-    sandbox.detect.cache_clear()
+    sandbox.reset_detection()
     try:
         scene = Tampering(tmp_path)
         attacker = student(scene.klass / "attacker", scene.code())
@@ -171,7 +171,7 @@ def test_the_audit_hooks_alone_refuse_every_attack(tmp_path, monkeypatch):
         assert set(seen) == set(ATTACKS) and all(what.startswith("Refused: ") for what in seen.values()), seen
         assert result.isolation == sandbox.AUDIT
     finally:
-        sandbox.detect.cache_clear()
+        sandbox.reset_detection()
 
 
 @needs_bwrap
@@ -523,7 +523,7 @@ def test_fallback_guards_without_bubblewrap(tmp_path, monkeypatch):
     """GRADING_SANDBOX=none: the audit-hook fallback still refuses writes outside scratch, sockets, processes
     and the answers, and says which isolation was in force."""
     monkeypatch.setenv("GRADING_SANDBOX", "none")
-    sandbox.detect.cache_clear()
+    sandbox.reset_detection()
     try:
         outside = tmp_path / "outside.txt"
         seen = probe(tmp_path, "import os, socket, subprocess\n"
@@ -537,7 +537,7 @@ def test_fallback_guards_without_bubblewrap(tmp_path, monkeypatch):
         r = grade_one(student(tmp_path / "b", ""))
         assert r.passed and r.isolation == sandbox.AUDIT
     finally:
-        sandbox.detect.cache_clear()
+        sandbox.reset_detection()
 
 
 def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
@@ -545,7 +545,7 @@ def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
     most 64 files, folders or links, every rename counted (moving a folder away does not free its names); sqlite
     may not write outside the scratch folder either."""
     monkeypatch.setenv("GRADING_SANDBOX", "none")
-    sandbox.detect.cache_clear()
+    sandbox.reset_detection()
     outside = tmp_path / "outside.db"
     try:
         seen = probe(tmp_path, f"""
@@ -579,7 +579,7 @@ def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
         assert big == "File too large" and sqlite == "sqlite refused" and not outside.exists(), seen
         assert rounds.endswith(" rounds, then refused") and 5 < int(rounds.split()[0]) < 20, seen
     finally:
-        sandbox.detect.cache_clear()
+        sandbox.reset_detection()
 
 
 def test_a_worker_that_cannot_start_is_a_named_error_not_a_crash(tmp_path, monkeypatch):

@@ -161,6 +161,11 @@ def detect() -> Isolation:
                                  "student folders, solutions/, checks, .git and home invisible")
 
 
+def reset_detection() -> None:
+    """Forget the isolation detect() found, so the next call tries again (after GRADING_SANDBOX changed)."""
+    detect.cache_clear()
+
+
 def doctor_check():
     """`python judge.py doctor`'s line on the isolation the judge will use (bubblewrap, or the fallback and why)."""
     from lesson_utils.doctor import Check

@@ -225,3 +225,12 @@ def warm_worker(k: int = 0) -> Worker:
         with _workers_lock:
             _workers[key][k] = w
     return w
+
+
+def close_workers() -> None:
+    """Close and forget every warm worker of this process; the next warm_worker() starts a fresh one."""
+    with _workers_lock:
+        started = [w for slots in _workers.values() for w in slots if w is not None]
+        _workers.clear()
+    for w in started:
+        w.close()
