@@ -15,6 +15,13 @@ def clean_round(x: float | torch.Tensor, digits: int) -> float:
     return round(float(x), digits) + 0.0
 
 
+def gap_to_nearest(scores: torch.Tensor, index: int) -> float:
+    """The smallest |scores[j] - scores[index]| over j != index: how far a rank is from flipping by rounding."""
+    diff = (scores - scores[index]).abs()
+    diff[index] = float("inf")
+    return float(diff.min())
+
+
 def exact_rank(scores: torch.Tensor, index: int, margin: float = 5e-5, exact_below: int | None = None) -> int:
     """How many of the 1-D `scores` are strictly larger than `scores[index]` (0 = the top).
 
@@ -25,8 +32,7 @@ def exact_rank(scores: torch.Tensor, index: int, margin: float = 5e-5, exact_bel
     if scores.dim() != 1:
         raise ValueError(f"exact_rank needs a 1-D tensor of scores, got shape {list(scores.shape)}")
     value = scores[index]
-    others = torch.cat([scores[:index], scores[index + 1:]])
-    gap = float((others - value).abs().min()) if others.numel() else float("inf")
+    gap = gap_to_nearest(scores, index)
     rank = int((scores > value).sum())
     if gap <= margin and (exact_below is None or rank < exact_below):
         raise ValueError(f"score {index} is within {gap:.1e} of another score (margin {margin:g}): "

@@ -15,6 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .portable import clean_round
+
 DETERMINERS = ["the", "a", "this", "that", "every", "some", "my", "no"]
 PREPOSITIONS = ["on", "in", "under", "near", "with", "behind", "over", "past", "beside", "around", "from", "into"]
 CONTENT_CLASSES = {"NOUN": (500, ""), "VERB": (250, "s"), "ADJ": (150, "y")}  # class: (number of words, suffix)
@@ -165,7 +167,7 @@ def smooth(values: list[float], window: int = 20) -> list[float]:
 
 def two_decimals(x: float, signed: bool = False) -> str:
     """`x` with two decimals, never printed as a negative zero ("-0.00" becomes "0.00" or "+0.00")."""
-    value = round(float(x), 2) + 0.0  # + 0.0 turns -0.0 into 0.0
+    value = clean_round(x, 2)
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
