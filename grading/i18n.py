@@ -1,0 +1,150 @@
+"""The judge's messages in English or Chinese: marked where they are made, translated where they are shown.
+
+A check builds a message with `_("expected {n} rows, got {m}.", n=4, m=3)`: the English text is the gettext
+msgid (a `str.format` template) and the call returns an ordinary str that carries the msgid and its arguments
+between private-use marks. Marked strings concatenate, nest (an argument may itself be marked) and travel
+through pickles and pipes like any str. `render(text, lang)` turns them into one language at the edge: the
+console, `check()`'s table, feedback files. One grading run can so be shown in both languages (the mutant prover
+checks each named mistake in English and in Chinese from one run).
+
+`verbatim(text)` marks text that is never translated: code, reprs, tracebacks, anything the learner's code wrote.
+Marks inside it are removed, so learner text cannot pose as a message. `leaks(text, lang)` lists what would
+reach a reader untranslated: unmarked prose and msgids the catalog lacks (tests/test_i18n.py).
+
+Catalogs: grading/locale/<lang>/LC_MESSAGES/<domain>.po, one domain per chapter's checks plus `judge` for the
+rest, compiled by Babel to .mo (tools/messages.py extract | update | compile).
+"""
+from __future__ import annotations
+
+import gettext
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+START, END, VERBATIM = "\ue000", "\ue001", "\ue002"  # Unicode private-use characters: never in course text
+_MARKS = re.compile("[\ue000-\ue002]")
+LOCALE = Path(__file__).resolve().parent / "locale"
+LANGUAGES = ("en", "zh")
+_PROSE = re.compile(r"[A-Za-z]{2,}[,.;:]?\s+[A-Za-z]{2,}")  # two words in a row: a sentence, not an identifier
+
+
+def _plain(value: object) -> object:
+    """An argument as JSON can carry it: numbers stay numbers (format specs apply in every language)."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    item = getattr(value, "item", None)
+    if callable(item):
+        try:
+            v = item()
+            if isinstance(v, (bool, int, float)):
+                return v
+        except (ValueError, RuntimeError, TypeError):
+            pass
+    return str(value)
+
+
+def _(msgid: str, /, **kwargs: object) -> str:
+    """A translatable message: `msgid` is the English `str.format` template, `kwargs` its arguments."""
+    payload = json.dumps([msgid, {k: _plain(v) for k, v in kwargs.items()}], ensure_ascii=True)
+    return START + payload + END
+
+
+def N_(msgid: str) -> str:
+    """Mark a constant for extraction without marking it at runtime (translated later with `_(...)`)."""
+    return msgid
+
+
+def verbatim(text: object) -> str:
+    """Text shown as is in every language (code, reprs, learner output), with any marks removed."""
+    return VERBATIM + _MARKS.sub("", str(text)) + END
+
+
+def strip_marks(text: str) -> str:
+    """`text` with every mark removed (for untrusted text inserted into a message)."""
+    return _MARKS.sub("", text)
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict[str, str]:
+    """Every msgid -> translation of `lang`, merged over all domains ({} for English)."""
+    merged: dict[str, str] = {}
+    folder = LOCALE / lang / "LC_MESSAGES"
+    if lang == "en" or not folder.is_dir():
+        return merged
+    for mo in sorted(folder.glob("*.mo")):
+        with mo.open("rb") as f:
+            t = gettext.GNUTranslations(f)
+        merged.update({k: v for k, v in t._catalog.items() if isinstance(k, str) and k and v})
+    return merged
+
+
+def _split(text: str):
+    """Yield ('raw', s), ('msg', msgid, kwargs) and ('verbatim', s) pieces of a marked string, in order."""
+    i = 0
+    while i < len(text):
+        j = min((p for p in (text.find(START, i), text.find(VERBATIM, i)) if p >= 0), default=-1)
+        if j < 0:
+            yield ("raw", text[i:])
+            return
+        if j > i:
+            yield ("raw", text[i:j])
+        k = text.find(END, j + 1)
+        if k < 0:  # a broken mark: show the rest without marks rather than fail
+            yield ("raw", strip_marks(text[j:]))
+            return
+        body = text[j + 1:k]
+        if text[j] == VERBATIM:
+            yield ("verbatim", body)
+        else:
+            try:
+                msgid, kwargs = json.loads(body)
+                yield ("msg", msgid, kwargs)
+            except (ValueError, TypeError):
+                yield ("raw", strip_marks(body))
+        i = k + 1
+
+
+def _format(template: str, kwargs: dict, lang: str) -> str:
+    """`template` filled with `kwargs` (rendered in `lang`); without arguments it is used as is (braces too)."""
+    if not kwargs:
+        return template
+    args = {k: render(v, lang) if isinstance(v, str) else v for k, v in kwargs.items()}
+    return template.format(**args)
+
+
+def render(text: str, lang: str = "en") -> str:
+    """`text` with every marked message in `lang` (English where the catalog has no translation)."""
+    if not isinstance(text, str) or (START not in text and VERBATIM not in text):
+        return text
+    table = catalog(lang)
+    out = []
+    for piece in _split(text):
+        if piece[0] != "msg":
+            out.append(piece[1])
+            continue
+        msgid, kwargs = piece[1], piece[2]
+        try:
+            out.append(_format(table.get(msgid, msgid), kwargs, lang))
+        except (KeyError, IndexError, ValueError):  # a translation with a wrong placeholder: fall back to English
+            try:
+                out.append(_format(msgid, kwargs, lang))
+            except (KeyError, IndexError, ValueError):
+                out.append(msgid)
+    return "".join(out)
+
+
+def leaks(text: str, lang: str = "zh") -> list[str]:
+    """What of `text` a `lang` reader would get in English: unmarked prose, and msgids `lang` lacks."""
+    table = catalog(lang)
+    found: list[str] = []
+    for piece in _split(text) if isinstance(text, str) else ():
+        if piece[0] == "raw" and _PROSE.search(piece[1]):
+            found.append(piece[1].strip())
+        elif piece[0] == "msg":
+            if piece[1] not in table:
+                found.append(piece[1])
+            for v in piece[2].values():
+                if isinstance(v, str):
+                    found.extend(leaks(v, lang))
+    return found
