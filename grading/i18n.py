@@ -148,3 +148,32 @@ def leaks(text: str, lang: str = "zh") -> list[str]:
                 if isinstance(v, str):
                     found.extend(leaks(v, lang))
     return found
+
+
+MARKED = "marked"  # grade(..., lang=MARKED) keeps the marks, for a caller that renders in several languages
+
+
+def language(explicit: str | None = None) -> str:
+    """The language to show: `explicit`, else GRADING_LANG, else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)."""
+    import os
+
+    for value in (explicit, os.environ.get("GRADING_LANG"), *(os.environ.get(v) for v in
+                                                               ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"))):
+        if value:
+            code = value.split(":")[0].split(".")[0].split("_")[0].split("-")[0].lower()
+            if code in LANGUAGES:
+                return code
+            if explicit is not None and value is explicit:
+                raise ValueError(f"unknown language {explicit!r}: choose one of {', '.join(LANGUAGES)}")
+    return "en"
+
+
+def localize(result, lang: str):
+    """A copy of an ExerciseResult (or CaseResult) with its name and messages rendered in `lang`."""
+    import dataclasses
+
+    changes = {f.name: render(getattr(result, f.name), lang) for f in dataclasses.fields(result)
+               if f.name in ("name", "message")}
+    if hasattr(result, "cases"):
+        changes["cases"] = [localize(c, lang) for c in result.cases]
+    return dataclasses.replace(result, **changes)

@@ -14,6 +14,7 @@ from typing import Callable
 
 import torch
 
+from .. import i18n
 from ..catalog import load_chapters, select
 from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseResult
 from ..worker import limits
@@ -128,14 +129,16 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                checker: Checker | None = None, time_limit_s: float | None = None,
                on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
                blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
-               ) -> list[list[ExerciseResult]]:
+               lang: str | None = None) -> list[list[ExerciseResult]]:
     """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
 
     on_done(i, source, results) is called (from the checking thread) as each folder is finished;
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
+    lang: the language of names and messages (grading/i18n.py: None follows the locale; i18n.MARKED keeps marks).
     Workers run the learner's code while one thread checks what they sent back, so no worker waits for a check.
     """
     checker = checker or Checker()
+    shown = i18n.language(lang) if lang != i18n.MARKED else ""
     plan = select(load_chapters(), target)
     if _plan_needs_model(plan):
         from lesson_utils.course_model import ensure_course_model
@@ -153,6 +156,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     check_failed: list[BaseException] = []  # the first error of the checking thread (a callback that raised)
 
     def finish(i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
+        if lang != i18n.MARKED:
+            res = [i18n.localize(r, shown) for r in res]
         for r in res if on_result else ():
             on_result(r)
         found[(i, j)] = res
@@ -209,11 +214,12 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
 
 def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
           checker: Checker | None = None, time_limit_s: float | None = None,
-          on_result=None) -> list[ExerciseResult]:
+          on_result=None, lang: str | None = None) -> list[ExerciseResult]:
     """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
     replaces every exercise's own time limit. on_result, when given, is called with each
     ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
-    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result)[0]
+    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
+                      lang=lang)[0]
