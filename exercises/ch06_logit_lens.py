@@ -61,10 +61,10 @@ def kl_to_final(lens: Tensor) -> Tensor:
 
 def fit_tuned_lens(h_layer: Tensor, h_final: Tensor, ridge: float) -> tuple[Tensor, Tensor]:
     """Stretch: a per-layer affine ("tuned") lens fitted in closed form: ridge regression from one layer's residual
-    states to the final (pre-norm) states, so that h_layer @ A + b approximates h_final.
+    states to the final states, so that h_layer @ A + b approximates h_final.
 
-    h_layer: [N, d_in] states of one layer (one row per token);  h_final: [N, d_out] the final block's outputs
-             for the same tokens;  ridge >= 0 (ridge = 0 needs N > d_in and full-rank centred rows).
+    h_layer: [N, d_in] states of one layer (one row per token);  h_final: [N, d_out] the final states for the
+             same tokens (chapter 06 passes the last entry of hidden_states, already through the final norm);  ridge >= 0 (ridge = 0 needs N > d_in and full-rank centred rows).
     returns: (A [d_in, d_out], b [d_out]) in h_layer's dtype, minimising
              sum_n |h_layer[n] @ A + b - h_final[n]|^2 + ridge * |A|_F^2   (the bias b is NOT penalised).
              Compute in float64 and cast back.

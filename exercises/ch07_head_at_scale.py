@@ -4,8 +4,9 @@ Fill in each function, then run `python judge.py 07` (or `python judge.py shard_
 exercise). `python judge.py hint shard_range` gives a hint without the answer.
 
 In all of them "rank r" owns the rows [start_r, end_r) of the vocabulary, as shard_range gives them,
-and the ranks are in order: start_0 = 0 < start_1 < ... The vocabulary does not have to split evenly,
-and a rank may even own no rows at all (more ranks than tokens).
+and the ranks are in order: start_0 = 0 <= start_1 <= ... <= end_last = V, each rank starting where the one before
+it ends. The vocabulary does not have to split evenly, and a rank may even own no rows at all (more ranks than
+tokens: then its start equals its end).
 
 Leave the tensors, lists and models you are given unchanged unless the docstring says otherwise: the judge
 compares them before and after your call.
@@ -119,8 +120,8 @@ def chunked_cross_entropy(h: Tensor, W: Tensor, targets: Tensor, chunk: int) -> 
     returns: a 0-d tensor equal to F.cross_entropy(h @ W.T, targets) (the mean over N), whose .backward()
              gives the same h.grad and W.grad as that one-shot loss.
 
-    Autograd keeps every chunk's logits alive for the backward pass unless you tell it otherwise:
-    a plain loop over chunks saves no memory at all.
+    Autograd keeps a [chunk, V] tensor of every chunk alive for the backward pass (the log-softmax that each
+    chunk's cross-entropy saves) unless you tell it otherwise: a plain loop over chunks saves no memory at all.
     """
     raise NotImplementedError
 

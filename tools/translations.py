@@ -224,16 +224,25 @@ def translate(english: Path, lang: str, texts: dict[str, str]) -> None:
     mark_done(english, lang, list(texts))
 
 
+def _notebook(name: str) -> Path:
+    """notebooks/NAME, with or without '.ipynb'; a clear exit when there is no such English notebook."""
+    path = NOTEBOOKS / (name if name.endswith(".ipynb") else name + ".ipynb")
+    if not path.is_file():
+        names = ", ".join(p.stem for p in sorted(NOTEBOOKS.glob("*.ipynb")))
+        raise SystemExit(f"no notebook {path.name} in notebooks/: give one of {names}")
+    return path
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2 or argv[0] not in ("status", "sync", "done", "contract", "check"):
         print(__doc__)
         return 2
     command, lang = argv[0], argv[1]
     if command == "done":
-        mark_done(NOTEBOOKS / argv[2], lang, argv[3:])
+        mark_done(_notebook(argv[2]), lang, argv[3:])
         return 0
     if command == "contract":  # contract LANG NB CELL_ID FUNCTION
-        mark_contract(NOTEBOOKS / argv[2], lang, argv[3], argv[4])
+        mark_contract(_notebook(argv[2]), lang, argv[3], argv[4])
         return 0
     reports = [(sync if command == "sync" else compare)(nb, lang) for nb in sorted(NOTEBOOKS.glob("*.ipynb"))]
     extra = sorted({p.name for p in (NOTEBOOKS / lang).glob("*.ipynb")} - {p.name for p in NOTEBOOKS.glob("*.ipynb")})
