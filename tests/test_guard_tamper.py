@@ -34,7 +34,7 @@ class patched:
     def __init__(self, obj, name, value):
         self.obj, self.name, self.value = obj, name, value
     def __enter__(self):
-        self.old = getattr(self.obj, self.name)
+        self.old = getattr(self.obj, self.name, None)
         setattr(self.obj, self.name, self.value)
     def __exit__(self, *exc):
         setattr(self.obj, self.name, self.old)
@@ -62,9 +62,10 @@ ATTACKS = {
         with patched(guard, '_inside', lambda path, root: False):
             after = read()
     """,
-    "rebind guard._path": """
+    "rebind the guard's path functions": """
         before = read(CHECK)
-        with patched(guard, '_path', lambda arg: None):
+        with patched(guard, '_path', lambda arg: None), patched(guard, '_text', lambda arg: None), \\
+                patched(guard, '_realpath', lambda path: os.getcwd()):
             after = read(CHECK)
     """,
     "empty guard.INTROSPECT (a refused event)": """
