@@ -9,15 +9,20 @@ runs the same code as plain Python: there the read succeeds, so each test can fa
 """
 from __future__ import annotations
 
+import dis
+import functools
+import itertools
 import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
 
 from grading.engine import sandbox
+from grading.worker import guard
 from test_sandbox import probe
 
 REPO = Path(__file__).resolve().parent.parent
@@ -188,6 +193,16 @@ ATTACKS = {
                 tb = tb.tb_next
         after = read()
     """,
+    "ctypes into the interpreter's memory (refused before this fix too)": """
+        def peek():
+            import ctypes
+            return ctypes.string_at(id(guard), 8)
+        def poke():
+            import ctypes
+            ctypes.c_char.from_address(id(guard)).value = b'x'
+        before = attempt(peek)
+        after = attempt(poke)
+    """,
 }
 
 CODE = {name: PROLOGUE + textwrap.dedent(attack) + "seen = before + ' / ' + after\n"
@@ -224,3 +239,64 @@ def test_the_attack_works_where_nothing_stops_it(tmp_path, attack):
     assert before.startswith(("read", "done")) and after.startswith(("read", "done")), done.stdout
     if after.startswith("read"):
         assert after == before, done.stdout  # the very file that the hook refused
+
+
+# ---------------------------------------------------------------- how the hook is built
+
+IMMUTABLE = (str, int, bool, float, type(None), tuple, frozenset, type, types.BuiltinFunctionType,
+             types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+def test_the_hook_reads_nothing_learner_code_can_rebind():
+    """The hook and every function it calls load no global or builtin name and close over nothing: what they use
+    is a default argument bound at import (immutable, or another such function) or the bound rules tuple."""
+    for fn in guard._HOOK_FUNCTIONS:
+        loads = [i.argval for i in dis.get_instructions(fn) if i.opname in (
+            "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CLOSURE")]
+        nested = [c for c in fn.__code__.co_consts if isinstance(c, types.CodeType)]
+        assert not loads and not nested and fn.__closure__ is None and not fn.__kwdefaults__, (fn, loads, nested)
+        for value in fn.__defaults__ or ():
+            assert isinstance(value, IMMUTABLE) or value in guard._HOOK_FUNCTIONS, (fn, value)
+            assert not isinstance(value, tuple) or all(isinstance(v, IMMUTABLE) for v in value), (fn, value)
+    hook = guard._bound_hook("/tmp", ["/tmp/blocked"])
+    assert isinstance(hook, functools.partial) and hook.func is guard._hook and not hook.keywords
+    (scratch, roots, installed, me, created, ours), = hook.args
+    assert isinstance(roots, tuple) and isinstance(installed, tuple) and isinstance(ours, frozenset)
+    assert isinstance(created, itertools.count) and me == os.getpid()
+    assert {id(f) for f in guard._HOOK_FUNCTIONS} == ours
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX paths")
+def test_paths_resolve_as_posixpath_realpath_does(tmp_path, monkeypatch):
+    """The hook's own path resolution agrees with os.path.realpath: links part by part, '..' after them."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.txt").write_text("x")
+    (tmp_path / "up").symlink_to("a/b")
+    (tmp_path / "a" / "abs").symlink_to(tmp_path / "a" / "b" / "f.txt")
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    monkeypatch.chdir(tmp_path / "a")
+    for path in ["b/f.txt", "../up/f.txt", str(tmp_path / "up" / ".." / "b"), str(tmp_path / "a" / "abs"),
+                 str(tmp_path / "missing" / ".." / "a"), "./b//./f.txt", "/", "", str(tmp_path / "up") + "/",
+                 str(tmp_path / "loop1" / "x"), "/tmp/../etc/./passwd"]:
+        assert guard._realpath_posix(path) == os.path.realpath(path), path
+        assert guard._normpath_posix(path) == os.path.abspath(path), path
+
+
+def test_windows_paths_resolve_the_longest_existing_part():
+    """ntpath.realpath's rule, from nt's C functions (here stand-ins): the final path of what exists, plus the rest."""
+    existing = {"C:\\Users\\me": "\\\\?\\D:\\home\\me", "C:\\": "\\\\?\\C:\\",
+                "\\\\srv\\share": "\\\\?\\UNC\\srv\\share"}
+
+    def final(path):
+        if path not in existing:
+            raise FileNotFoundError(path)
+        return existing[path]
+
+    def resolve(path):
+        return guard._realpath_nt(path, _full=lambda p: p, _final=final)
+
+    assert resolve("C:\\Users\\me") == "D:\\home\\me"
+    assert resolve("C:\\Users\\me\\new\\f.txt") == "D:\\home\\me\\new\\f.txt"
+    assert resolve("C:\\nowhere\\f.txt") == "C:\\nowhere\\f.txt"
+    assert resolve("\\\\srv\\share\\x") == "\\\\srv\\share\\x"

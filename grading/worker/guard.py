@@ -14,14 +14,15 @@ itself (torch.save or safetensors given a path name) are not seen by any hook: o
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 
-Learner code runs in the same process as the hook, so the hook trusts nothing it can change. Every function,
-constant and folder the hook uses is bound before learner code runs, as default arguments (functions here read
-no global or builtin name at event time) and as one plain tuple of immutable values; path arguments are read as
-the characters of their str (a str subclass's methods are never called); and paths are resolved with the os
-module's C functions (os.lstat, os.readlink, os.getcwd), not os.path, whose Python code looks them up anew.
-Replacing this module's globals, os.path, os or builtins therefore changes nothing; neither does reaching the
-hook's frame through a refusal's traceback (it holds only immutable values and functions whose defaults the hook
-refuses to replace).
+Learner code runs in the same process as the hook, so the hook trusts nothing it can change, and runs none of
+its code. Every function, constant and folder the hook uses is bound before learner code runs, as default
+arguments (the hook's functions read no global or builtin name) and as one plain tuple of immutable values; path
+arguments are read as the characters of their str (a str subclass's methods are never called, a path object's
+__fspath__ neither: sqlite3.connect, which asks it again after its event, must be given a str); and paths are
+resolved with the os module's C functions (os.lstat, os.readlink, os.getcwd), not with os.path, whose Python
+code looks them up anew. Rebinding this module's globals, os.path, os or builtins therefore changes nothing;
+neither does reaching the hook's frame through a refusal's traceback: it holds immutable values and functions
+whose __code__ and defaults the hook refuses to replace.
 """
 from __future__ import annotations
 
@@ -69,19 +70,17 @@ except ImportError:  # not Windows
     _final_path = _full_path = None
 
 
-def _text(arg, _type=type, _str=str, _bytes=bytes, _int=int, _sub=issubclass, _as_str=str.__str__, _decode=bytes.decode,
-          _fspath=os.fspath, _encoding=sys.getfilesystemencoding(), _errors=sys.getfilesystemencodeerrors(),
-          _failures=_ERRORS) -> str | None:
-    """`arg` as the path the OS sees (the str's own characters, a path object's __fspath__ asked once), or None
-    for something that is not a path (a descriptor, None, a tuple of times...)."""
+def _text(arg, _type=type, _str=str, _sub=issubclass, _as_str=str.__str__, _decode=bytes.decode, _bytes=bytes,
+          _encoding=sys.getfilesystemencoding(), _errors=sys.getfilesystemencodeerrors(), _failures=_ERRORS) -> str | None:
+    """A str or bytes argument as the characters the OS sees (a str subclass's own methods are never called), or
+    None for anything else: a descriptor, None, times, or a path object (os functions and open() convert those
+    before their audit event; shutil's events name them unconverted, but each file operation they make is checked)."""
     if _type(arg) is _str:
         return arg
     try:
-        if not (_sub(_type(arg), _str) or _sub(_type(arg), _bytes)):
-            if arg is None or _sub(_type(arg), _int):
-                return None
-            arg = _fspath(arg)
-        return _as_str(arg) if _sub(_type(arg), _str) else _decode(arg, _encoding, _errors)
+        if _sub(_type(arg), _str):
+            return _as_str(arg)
+        return _decode(arg, _encoding, _errors) if _sub(_type(arg), _bytes) else None
     except _failures:
         return None
 
@@ -331,7 +330,9 @@ def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _
             _create(created, event)  # every one counts: renaming a folder away does not free its names
     if event == "sqlite3.connect" and args:
         text = _text(args[0])
-        if text is not None and text != "" and text != ":memory:":
+        if text is None:  # a path object: sqlite3 asks it for its name again after this event
+            raise _Refused("Give sqlite3.connect the database's file name as a str while grading.")
+        if text != "" and text != ":memory:":
             db = _realpath(text)
             if not _inside(db, scratch):
                 raise _Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
