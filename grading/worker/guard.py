@@ -70,8 +70,9 @@ except ImportError:  # not Windows
     _final_path = _full_path = None
 
 
-def _text(arg, _type=type, _str=str, _sub=issubclass, _as_str=str.__str__, _decode=bytes.decode, _bytes=bytes,
-          _encoding=sys.getfilesystemencoding(), _errors=sys.getfilesystemencodeerrors(), _failures=_ERRORS) -> str | None:
+def _text(arg, _type=type, _str=str, _bytes=bytes, _sub=issubclass, _as_str=str.__str__, _decode=bytes.decode,
+          _encoding=sys.getfilesystemencoding(), _errors=sys.getfilesystemencodeerrors(),
+          _failures=_ERRORS) -> str | None:
     """A str or bytes argument as the characters the OS sees (a str subclass's own methods are never called), or
     None for anything else: a descriptor, None, times, or a path object (os functions and open() convert those
     before their audit event; shutil's events name them unconverted, but each file operation they make is checked)."""
