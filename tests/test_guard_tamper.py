@@ -157,7 +157,7 @@ ATTACKS = {
         before = read()
         after = read(Lying(SOLUTION))
     """,
-    "a path object that names another file the second time": """
+    "a path object that names another file the second time (refused before this fix too)": """
         class Fickle:
             calls = 0
             def __fspath__(self):
@@ -193,15 +193,15 @@ ATTACKS = {
                 tb = tb.tb_next
         after = read()
     """,
-    "ctypes into the interpreter's memory (refused before this fix too)": """
+    "ctypes reading memory, then loading a library (both refused before this fix too)": """
         def peek():
             import ctypes
             return ctypes.string_at(id(guard), 8)
-        def poke():
+        def load():
             import ctypes
-            ctypes.c_char.from_address(id(guard)).value = b'x'
+            return ctypes.CDLL(None)
         before = attempt(peek)
-        after = attempt(poke)
+        after = attempt(load)
     """,
 }
 
@@ -300,3 +300,28 @@ def test_windows_paths_resolve_the_longest_existing_part():
     assert resolve("C:\\Users\\me\\new\\f.txt") == "D:\\home\\me\\new\\f.txt"
     assert resolve("C:\\nowhere\\f.txt") == "C:\\nowhere\\f.txt"
     assert resolve("\\\\srv\\share\\x") == "\\\\srv\\share\\x"
+
+
+CTYPES_MEMORY = PROLOGUE + """
+import ctypes  # already imported by torch before the hook was added: no import event, so not refused
+tb = None
+try:
+    open(SOLUTION)
+except PermissionError as e:
+    tb = e.__traceback__
+while tb is not None and tb.tb_frame.f_code.co_name != '_hook':
+    tb = tb.tb_next
+before = read()
+for root in tb.tb_frame.f_locals['rules'][1]:  # the blocked folders' names, overwritten in place
+    ctypes.memset(id(root) + sys.getsizeof('') - 1, ord('X'), 1)
+after = read()
+seen = before + ' / ' + after
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="known hole of the hooks-only fallback: calls through ctypes' own function "
+                   "pointers (memset, memmove, pointer indexing) raise no audit event in Python 3.11, and torch "
+                   "imports ctypes before the hook is added; only bubblewrap contains them")
+def test_ctypes_memory_writes_are_not_contained_by_the_hooks(tmp_path, hooks_only):
+    before, after = probe(tmp_path, CTYPES_MEMORY).split(" / ")
+    assert (before, after) == ("Refused", "Refused")
