@@ -22,7 +22,10 @@ __fspath__ neither: sqlite3.connect, which asks it again after its event, must b
 resolved with the os module's C functions (os.lstat, os.readlink, os.getcwd), not with os.path, whose Python
 code looks them up anew. Rebinding this module's globals, os.path, os or builtins therefore changes nothing;
 neither does reaching the hook's frame through a refusal's traceback: it holds immutable values and functions
-whose __code__ and defaults the hook refuses to replace.
+whose __code__ and defaults the hook refuses to replace. What the hooks cannot stop is a write to memory: torch
+imports ctypes before they are added, and in Python 3.11 calls through ctypes' own function pointers (memmove,
+memset) and pointer indexing raise no audit event, so learner code can rewrite the hook's data in place; that is
+native code, contained only by the OS sandbox.
 """
 from __future__ import annotations
 
