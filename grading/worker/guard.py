@@ -13,9 +13,24 @@ anyway; the hooks refuse them there too, so a gap in one layer is not a gap in b
 itself (torch.save or safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
+
+Learner code runs in the same process as the hook, so the hook trusts nothing it can change, and runs none of
+its code. Every function, constant and folder the hook uses is bound before learner code runs, as default
+arguments (the hook's functions read no global or builtin name) and as one plain tuple of immutable values; path
+arguments are read as the characters of their str (a str subclass's methods are never called, a path object's
+__fspath__ neither: sqlite3.connect, which asks it again after its event, must be given a str); and paths are
+resolved with the os module's C functions (os.lstat, os.readlink, os.getcwd), not with os.path, whose Python
+code looks them up anew. Rebinding this module's globals, os.path, os or builtins therefore changes nothing;
+neither does reaching the hook's frame through a refusal's traceback: it holds immutable values and functions
+whose __code__ and defaults the hook refuses to replace. What the hooks cannot stop is a write to memory: torch
+imports ctypes before they are added, and in Python 3.11 calls through ctypes' own function pointers (memmove,
+memset) and pointer indexing raise no audit event, so learner code can rewrite the hook's data in place; that is
+native code, contained only by the OS sandbox.
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import sys
 
@@ -36,59 +51,302 @@ MAX_CREATED = 64  # without bubblewrap: files, folders and links one child may c
 CREATING = ("os.mkdir", "os.symlink", "os.link", "os.rename", "shutil.move", "shutil.copyfile")
 FILE_WRITING_MODULES = ("_gdbm", "_dbm", "dbm")  # open their files in C, unseen by the "open" event
 THREAD_MODULES = ("_thread",)  # a fresh copy (deleted from sys.modules, imported again) would not be limited
+GUARD_ATTRIBUTES = ("__code__", "__defaults__", "__kwdefaults__")  # what the hook refuses to change on its functions
 
 
 class Refused(PermissionError):
     """An action the grading sandbox does not allow."""
 
 
-def _path(arg) -> str | None:
-    if isinstance(arg, (str, bytes, os.PathLike)):
-        try:
-            return os.path.realpath(os.fsdecode(arg))
-        except (TypeError, ValueError):
-            return None
-    return None
+# Every function below that the hook calls takes what it uses as default arguments, bound here at import (before
+# any learner code runs): it reads no global or builtin name, so rebinding them later changes nothing.
+_ERRORS = (OSError, ValueError, TypeError, UnicodeError)
+_KIND, _LINK, _FOLDER = 0o170000, 0o120000, 0o040000  # st_mode's file-kind bits (stat.S_IFMT, S_IFLNK, S_IFDIR)
+_NT = os.name == "nt"
+try:
+    from fcntl import fcntl as _fcntl
+except ImportError:  # Windows
+    _fcntl = None
+try:
+    from nt import _getfinalpathname as _final_path, _getfullpathname as _full_path
+except ImportError:  # not Windows
+    _final_path = _full_path = None
 
 
-def _climbs(arg) -> bool:
-    """A relative path with a '..' part: with dir_fd= it may leave the folder the hook resolves it against."""
-    if not isinstance(arg, (str, bytes, os.PathLike)):
-        return False
+def _text(arg, _type=type, _str=str, _bytes=bytes, _sub=issubclass, _as_str=str.__str__, _decode=bytes.decode,
+          _encoding=sys.getfilesystemencoding(), _errors=sys.getfilesystemencodeerrors(),
+          _failures=_ERRORS) -> str | None:
+    """A str or bytes argument as the characters the OS sees (a str subclass's own methods are never called), or
+    None for anything else: a descriptor, None, times, or a path object (os functions and open() convert those
+    before their audit event; shutil's events name them unconverted, but each file operation they make is checked)."""
+    if _type(arg) is _str:
+        return arg
     try:
-        text = os.fsdecode(arg)
-    except (TypeError, ValueError):
-        return False
-    return not os.path.isabs(text) and ".." in text.replace("\\", "/").split("/")
-
-
-def _fd_path(fd: int) -> str | None:
-    """The folder an open descriptor names (Linux /proc/self/fd, macOS F_GETPATH), or None."""
-    try:
-        return os.path.realpath(os.readlink(f"/proc/self/fd/{fd}"))
-    except OSError:
-        pass
-    try:
-        import fcntl
-
-        raw = fcntl.fcntl(fd, getattr(fcntl, "F_GETPATH", 50), b"\0" * 1024)
-        return os.path.realpath(raw.split(b"\0", 1)[0].decode())
-    except (ImportError, OSError, ValueError):
+        if _sub(_type(arg), _str):
+            return _as_str(arg)
+        return _decode(arg, _encoding, _errors) if _sub(_type(arg), _bytes) else None
+    except _failures:
         return None
 
 
-def _native_name(name) -> bool:
+def _realpath_posix(path: str, _cwd=os.getcwd, _lstat=os.lstat, _readlink=os.readlink, _kind=_KIND, _link=_LINK,
+                    _failures=_ERRORS) -> str:
+    """posixpath.realpath(path) from the os module's C functions: symbolic links resolved part by part, then '..'."""
+    if not path.startswith("/"):
+        path = _cwd() + "/" + path
+    todo = path.split("/")
+    todo.reverse()  # a stack: the next part is last
+    done, links = "", 0
+    while todo:
+        name = todo.pop()
+        if name == "" or name == ".":
+            continue
+        if name == "..":
+            done = done.rpartition("/")[0]
+            continue
+        step = done + "/" + name
+        try:
+            target = _readlink(step) if _lstat(step).st_mode & _kind == _link else None
+        except _failures:
+            target = None
+        links += target is not None
+        if target is None or links > 40:  # not a link, or a loop the OS refuses too (ELOOP): keep it as written
+            done = step
+            continue
+        if target.startswith("/"):
+            done = ""
+        parts = target.split("/")
+        parts.reverse()
+        todo += parts
+    return done or "/"
+
+
+def _realpath_nt(path: str, _full=_full_path, _final=_final_path, _failures=_ERRORS) -> str:
+    """ntpath.realpath(path) from nt's C functions: the full path, links resolved in the longest part that exists."""
+    try:
+        path = _full(path)
+    except _failures:
+        return path
+    head, tail = path, ""
+    while True:
+        try:
+            found = _final(head)
+            break
+        except _failures:
+            parent, _, name = head.rstrip("\\").rpartition("\\")
+            if not name or not parent:
+                return path
+            head, tail = (parent + "\\" if parent.endswith(":") else parent), (name + "\\" + tail if tail else name)
+    if found.startswith("\\\\?\\UNC\\"):
+        found = "\\\\" + found[8:]
+    elif found.startswith("\\\\?\\"):
+        found = found[4:]
+    return (found.rstrip("\\") + "\\" + tail) if tail else found
+
+
+def _normpath_posix(path: str, _cwd=os.getcwd) -> str:
+    """posixpath.abspath(path): absolute, '.' and '..' removed by spelling alone."""
+    if not path.startswith("/"):
+        path = _cwd() + "/" + path
+    parts: list[str] = []
+    for name in path.split("/"):
+        if name == ".." and parts:
+            parts.pop()
+        elif name not in ("", ".", ".."):
+            parts.append(name)
+    return "/" + "/".join(parts)
+
+
+_realpath = _realpath_nt if _NT else _realpath_posix
+_abspath = _full_path if _NT else _normpath_posix
+_SEP = "\\" if _NT else "/"
+
+
+def _inside(path: str, root: str, _sep=_SEP) -> bool:
+    return path == root or path.startswith(root.rstrip(_sep) + _sep)
+
+
+def _inside_any(path: str, roots: tuple, _inside=_inside) -> bool:
+    for root in roots:
+        if _inside(path, root):
+            return True
+    return False
+
+
+def _climbs(text: str | None, _nt=_NT) -> bool:
+    """A relative path with a '..' part: with dir_fd= it may leave the folder the hook resolves it against."""
+    if text is None:
+        return False
+    text = text.replace("\\", "/") if _nt else text
+    absolute = text.startswith("/") or (_nt and text[1:3] == ":/")
+    return not absolute and ".." in text.split("/")
+
+
+def _fd_path(fd: int, _readlink=os.readlink, _digits=int.__repr__, _fcntl=_fcntl, _realpath=_realpath,
+             _failures=_ERRORS) -> str | None:
+    """The folder an open descriptor names (Linux /proc/self/fd, macOS F_GETPATH), or None."""
+    try:
+        return _realpath(_readlink("/proc/self/fd/" + _digits(fd)))
+    except _failures:
+        pass
+    try:
+        raw = _fcntl(fd, 50, b"\0" * 1024)  # F_GETPATH on macOS
+        return _realpath(raw.split(b"\0", 1)[0].decode())
+    except _failures:
+        return None
+
+
+def _native_name(name: str, _native=frozenset(NATIVE_MODULES)) -> bool:
     """Whether an imported module's name has a native-code module as any dotted part (something._ctypes)."""
-    return any(part in NATIVE_MODULES for part in str(name).split("."))
+    for part in name.split("."):
+        if part in _native:
+            return True
+    return False
 
 
-def _native_file(path: str) -> bool:
+def _base_name(path: str) -> str:
+    return path.replace("\\", "/").rpartition("/")[2]
+
+
+def _native_file(path: str, _native=frozenset(NATIVE_MODULES), _base_name=_base_name) -> bool:
     """Whether a compiled module's file is one of the native-code modules, whatever name it is imported as."""
-    return os.path.basename(path).split(".")[0] in NATIVE_MODULES
+    return _base_name(path).split(".")[0] in _native
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+def _opens_for_writing(args: tuple, _len=len, _type=type, _str=str, _int=int, _flags=WRITE_FLAGS) -> bool:
+    """Whether an "open" audit event's (path, mode, flags) may write."""
+    mode, flags = (args[1] if _len(args) > 1 else None), (args[2] if _len(args) > 2 else 0)
+    if _type(mode) is _str:
+        for c in "wax+":
+            if c in mode:
+                return True
+    return _type(flags) is _int and flags & _flags != 0
+
+
+def _exists(path: str, _lstat=os.lstat, _failures=_ERRORS) -> bool:
+    try:
+        _lstat(path)
+        return True
+    except _failures:
+        return False
+
+
+def _is_folder(path: str, _stat=os.stat, _kind=_KIND, _folder=_FOLDER, _failures=_ERRORS) -> bool:
+    try:
+        return _stat(path).st_mode & _kind == _folder
+    except _failures:
+        return False
+
+
+def _installed_roots() -> list[str]:
+    """Where installed compiled modules live: the interpreter's prefixes and site-packages (read-only to learner
+    code: outside the sandbox's only writable folder, and refused for writing by the fallback's hooks)."""
+    import site
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
+    return sorted({_realpath(r) for r in roots if r})
+
+
+def _create(created, what: str, _next=next, _Refused=Refused, _max_created=MAX_CREATED) -> None:
+    """Count one more file, folder or link made in the scratch folder; refuse it past MAX_CREATED."""
+    if _next(created) > _max_created:
+        raise _Refused(f"Creating more than {_max_created} files or folders is not allowed while grading ({what}).")
+
+
+def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _realpath=_realpath, _abspath=_abspath,
+          _inside=_inside, _inside_any=_inside_any, _climbs=_climbs, _fd_path=_fd_path, _native_name=_native_name,
+          _native_file=_native_file, _base_name=_base_name, _opens_for_writing=_opens_for_writing, _exists=_exists,
+          _is_folder=_is_folder, _len=len, _type=type, _str=str, _int=int, _sub=issubclass, _id=id, _Refused=Refused,
+          _spawn=SPAWN, _native=frozenset(NATIVE), _introspect=frozenset(INTROSPECT), _signals=frozenset(SIGNALS),
+          _file_changes=frozenset(FILE_CHANGES), _creating=frozenset(CREATING), _sockets=frozenset(SOCKETS),
+          _file_writing=frozenset(FILE_WRITING_MODULES), _thread_modules=frozenset(THREAD_MODULES),
+          _guarded=frozenset(GUARD_ATTRIBUTES), _reading=frozenset(("open", "os.listdir", "os.scandir"))) -> None:
+    """The audit hook (see the module docstring); `rules` = (scratch, blocked roots, installed roots, this
+    process's id, a counter of what it created, the ids of the hook's own functions)."""
+    scratch, roots, installed, me, created, ours = rules
+    if event == "import" and args:
+        name = _text(args[0]) or ""
+        if _native_name(name) or name in _thread_modules:
+            raise _Refused(f"Importing {name} (native code or process control) is not allowed while grading.")
+        if _len(args) > 1 and args[1] is not None:
+            # The second import event of a compiled module names the file it loads, whatever that file is called.
+            f = args[1]
+            if _type(f) is _str and _native_file(f):
+                raise _Refused(f"Loading {_base_name(f)} (native code or process control) is not allowed "
+                               "while grading.")
+            if _type(f) is not _str or not (_inside_any(_abspath(f), installed)
+                                           and _inside_any(_realpath(f), installed)):
+                raise _Refused(f"Loading the compiled module {f!r} is not allowed while grading: only the "
+                               "installed packages (torch, numpy, ...) may load native code.")
+        if name.split(".")[0] in _file_writing:
+            raise _Refused(f"Importing {name} (it writes files the guards cannot see) is not allowed while grading.")
+    if event in _signals and args and args[0] != me and args[0] != 0:
+        raise _Refused("Sending signals to other processes is not allowed while grading.")
+    if event == "resource.setrlimit":
+        raise _Refused("Changing resource limits is not allowed while grading.")
+    if event.startswith(_spawn):
+        raise _Refused("Starting other programs is not allowed while grading.")
+    if event in _native:
+        raise _Refused("Loading native code (ctypes) is not allowed while grading.")
+    if event in _introspect:
+        raise _Refused("Walking the interpreter's objects (gc.get_objects/get_referrers/get_referents) "
+                       "is not allowed while grading.")
+    if event == "object.__setattr__" and _len(args) >= 2:
+        attribute = _text(args[1])
+        if attribute == "__code__":
+            raise _Refused("Replacing a function's __code__ is not allowed while grading.")
+        if attribute in _guarded and _id(args[0]) in ours:
+            raise _Refused("Changing the grading guard is not allowed while grading.")
+    if event in _reading or event in _file_changes:
+        texts = (_text(args[0]) if args else None, _text(args[1]) if _len(args) > 1 else None)
+        if _climbs(texts[0]) or _climbs(texts[1]):
+            raise _Refused("A relative path with '..' is not allowed while grading: name the file inside the "
+                           "scratch folder, or give its full path.")
+    if event in _reading and args:
+        p = texts[0]
+        if p is None and event != "open" and (args[0] is None or _sub(_type(args[0]), _int)):
+            p = _fd_path(args[0]) if args[0] is not None else _realpath(".")
+            if p is None:
+                raise _Refused("Listing a folder by its descriptor is not allowed while grading.")
+        elif p is not None:
+            p = _realpath(p)
+        if p is None:
+            return
+        if event == "open" and not _inside(p, scratch) and _is_folder(p):
+            raise _Refused(f"Opening the folder {p} is not allowed while grading: only folders inside the "
+                           "scratch folder may be opened (a descriptor of another one would reach past "
+                           "these checks).")
+        if _inside_any(p, roots):
+            raise _Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
+                           "another student.")
+        if event == "open" and not _inside(p, scratch):
+            if _opens_for_writing(args) and not p.startswith("/dev/null"):
+                raise _Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
+                               f"{scratch} is writable.")
+        if event == "open" and _inside(p, scratch) and not _exists(p):
+            if _opens_for_writing(args):
+                _create(created, f"opening {_base_name(p)} to write")
+    if event in _file_changes:
+        for text in texts:
+            if text is not None and not _inside(_realpath(text), scratch):
+                raise _Refused(f"{event} outside the scratch folder is not allowed while grading.")
+        if event in _creating:
+            _create(created, event)  # every one counts: renaming a folder away does not free its names
+    if event == "sqlite3.connect" and args:
+        text = _text(args[0])
+        if text is None:  # a path object: sqlite3 asks it for its name again after this event
+            raise _Refused("Give sqlite3.connect the database's file name as a str while grading.")
+        if text != "" and text != ":memory:":
+            db = _realpath(text)
+            if not _inside(db, scratch):
+                raise _Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
+            _create(created, "sqlite3.connect")
+    if event in _sockets:
+        raise _Refused("Network access is not allowed while grading.")
+
+
+_HOOK_FUNCTIONS = (_hook, _create, _text, _realpath_posix, _realpath_nt, _normpath_posix, _inside, _inside_any, _climbs,
+                   _fd_path, _native_name, _base_name, _native_file, _opens_for_writing, _exists, _is_folder)
 
 
 def _limit_threads() -> None:
@@ -116,29 +374,16 @@ def _limit_threads() -> None:
                 setattr(module, name, limit(getattr(module, name)))
 
 
-def _opens_for_writing(args: tuple) -> bool:
-    """Whether an "open" audit event's (path, mode, flags) may write."""
-    mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-    return (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-        isinstance(flags, int) and bool(flags & WRITE_FLAGS))
-
-
-def _installed_roots() -> list[str]:
-    """Where installed compiled modules live: the interpreter's prefixes and site-packages (read-only to learner
-    code: outside the sandbox's only writable folder, and refused for writing by the fallback's hooks)."""
-    import site
-
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
-    return sorted({os.path.realpath(r) for r in roots if r})
+def _bound_hook(scratch: str, blocked: list[str]) -> functools.partial:
+    """The audit hook for these folders: _hook with its rules bound now, as one tuple of immutable values."""
+    rules = (_realpath(scratch), tuple(_realpath(b) for b in blocked), tuple(_installed_roots()), os.getpid(),
+             itertools.count(1), frozenset(id(f) for f in _HOOK_FUNCTIONS))
+    return functools.partial(_hook, rules)
 
 
 def install(scratch: str, blocked: list[str]) -> None:
     """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
-    scratch = os.path.realpath(scratch)
-    roots = [os.path.realpath(b) for b in blocked]
-
     _limit_threads()
-    me = os.getpid()
     try:  # fork_exec is what subprocess calls after its audit event; called directly it would skip it
         import _posixsubprocess
 
@@ -148,83 +393,4 @@ def install(scratch: str, blocked: list[str]) -> None:
         _posixsubprocess.fork_exec = refused
     except ImportError:
         pass
-
-    installed = _installed_roots()
-    created = [0]  # files, folders and links created in the scratch folder
-
-    def create(what: str) -> None:
-        created[0] += 1
-        if created[0] > MAX_CREATED:
-            raise Refused(f"Creating more than {MAX_CREATED} files or folders is not allowed while grading "
-                          f"({what}).")
-
-    def hook(event: str, args: tuple) -> None:
-        if event == "import" and args and (_native_name(args[0]) or str(args[0]) in THREAD_MODULES):
-            raise Refused(f"Importing {args[0]} (native code or process control) is not allowed while grading.")
-        if event == "import" and len(args) > 1 and args[1] is not None:
-            # The second import event of a compiled module names the file it loads, whatever that file is called.
-            f = args[1]
-            if type(f) is str and _native_file(f):
-                raise Refused(f"Loading {os.path.basename(f)} (native code or process control) is not allowed "
-                              "while grading.")
-            if type(f) is not str or not all(any(_inside(q, r) for r in installed)
-                                             for q in (os.path.abspath(f), os.path.realpath(f))):
-                raise Refused(f"Loading the compiled module {f!r} is not allowed while grading: only the "
-                              "installed packages (torch, numpy, ...) may load native code.")
-        if event == "import" and args and str(args[0]).split(".")[0] in FILE_WRITING_MODULES:
-            raise Refused(f"Importing {args[0]} (it writes files the guards cannot see) is not allowed while grading.")
-        if event in SIGNALS and args and args[0] not in (me, 0):
-            raise Refused("Sending signals to other processes is not allowed while grading.")
-        if event == "resource.setrlimit":
-            raise Refused("Changing resource limits is not allowed while grading.")
-        if event.startswith(SPAWN):
-            raise Refused("Starting other programs is not allowed while grading.")
-        if event in NATIVE:
-            raise Refused("Loading native code (ctypes) is not allowed while grading.")
-        if event in INTROSPECT:
-            raise Refused("Walking the interpreter's objects (gc.get_objects/get_referrers/get_referents) "
-                          "is not allowed while grading.")
-        if event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
-            raise Refused("Replacing a function's __code__ is not allowed while grading.")
-        if event in ("open", "os.listdir", "os.scandir", *FILE_CHANGES) and any(
-                _climbs(a) for a in args[:2]):
-            raise Refused("A relative path with '..' is not allowed while grading: name the file inside the "
-                          "scratch folder, or give its full path.")
-        if event in ("open", "os.listdir", "os.scandir") and args:
-            p = _path(args[0])
-            if p is None and event != "open" and isinstance(args[0], int):
-                p = _fd_path(args[0])
-                if p is None:
-                    raise Refused("Listing a folder by its descriptor is not allowed while grading.")
-            if p is None:
-                return
-            if event == "open" and not _inside(p, scratch) and os.path.isdir(p):
-                raise Refused(f"Opening the folder {p} is not allowed while grading: only folders inside the "
-                              "scratch folder may be opened (a descriptor of another one would reach past "
-                              "these checks).")
-            if any(_inside(p, r) for r in roots):
-                raise Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
-                              "another student.")
-            if event == "open" and not _inside(p, scratch):
-                if _opens_for_writing(args) and not p.startswith("/dev/null"):
-                    raise Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
-                                  f"{scratch} is writable.")
-            if event == "open" and _inside(p, scratch) and not os.path.lexists(p):
-                if _opens_for_writing(args):
-                    create(f"opening {os.path.basename(p)} to write")
-        if event in FILE_CHANGES:
-            paths = [q for q in (_path(a) for a in args[:2]) if q]
-            if any(not _inside(q, scratch) for q in paths):
-                raise Refused(f"{event} outside the scratch folder is not allowed while grading.")
-            if event in CREATING:
-                create(event)  # every one counts: renaming a folder away does not free its names
-        if event == "sqlite3.connect" and args:
-            db = _path(args[0])
-            if db is not None and os.fsdecode(args[0]) not in ("", ":memory:"):
-                if not _inside(db, scratch):
-                    raise Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
-                create("sqlite3.connect")
-        if event in SOCKETS:
-            raise Refused("Network access is not allowed while grading.")
-
-    sys.addaudithook(hook)
+    sys.addaudithook(_bound_hook(scratch, blocked))
