@@ -23,9 +23,8 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Sequence
 
@@ -34,8 +33,8 @@ import torch
 from .display import token_label
 
 LANGS = ("en", "zh")
-NOTE = ("Run this cell to interact; the static figure {where} shows the same. "
-        "/ 运行此单元格即可交互；{where_zh}的静态图展示的是同样的内容。")
+NOTE = ("Run this cell to interact (a saved notebook does not run its figures' scripts); the static figures next to "
+        "it show the same data. / 运行此单元格即可交互（保存的笔记本不会运行图中的脚本）；旁边的静态图展示的是同样的数据。")
 
 
 @dataclass
@@ -44,10 +43,15 @@ class WebFigure:
 
     kind: str
     html: str
-    data: dict = field(repr=False)
+    data: dict
+    alt: str
 
     def _repr_html_(self) -> str:
         return self.html
+
+    def __repr__(self) -> str:
+        """What a plain-text viewer shows instead: the figure's text alternative."""
+        return f"[interactive figure {self.kind}: {self.alt}]"
 
 
 def _asset(name: str) -> str:
@@ -64,8 +68,7 @@ def _lang(lang: str | None) -> str:
     return lang
 
 
-def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, lang: str | None,
-            fallback: str) -> WebFigure:
+def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, lang: str | None) -> WebFigure:
     """Wrap `body` (HTML whose translatable elements carry data-t="key") into a complete figure."""
     mode = _lang(lang)
     data = {**data, "text": text}
@@ -75,16 +78,15 @@ def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, l
     body = body.replace("{id}", fid)
     for key, value in words.items():
         body = body.replace("{t:" + key + "}", html.escape(value))
-    where, where_zh = {"above": ("above", "上方"), "below": ("below", "下方")}[fallback]
     script = (f"(function(){{var root=document.getElementById({json.dumps(fid)});\n{_asset('common.js')}\n"
               f"{_asset(kind + '.js')}\n}})();")
     page = (f'<div class="course-figure" data-figure="{kind}" id="{fid}" data-lang="{mode}">'
             f"<style>{_asset('figures.css')}</style>"
-            f'<p class="cf-note">{html.escape(NOTE.format(where=where, where_zh=where_zh))}</p>'
+            f'<p class="cf-note">{html.escape(NOTE)}</p>'
             f"<figure>{body}</figure>"
             f'<script type="application/json" class="cf-data">{payload}</script>'
             f"<script>{script}</script></div>")
-    return WebFigure(kind, page, data)
+    return WebFigure(kind, page, data, text["en"]["alt"])
 
 
 def _round(values: torch.Tensor | Sequence[float], digits: int) -> list:
@@ -100,13 +102,13 @@ def _round(values: torch.Tensor | Sequence[float], digits: int) -> list:
 PCA_TEXT = {
     "en": {"title": "{n} words in 3-D: drag or use the arrow keys to rotate",
            "alt": "A rotatable 3-D scatter plot of {n} words coloured by group ({groups}). With PCA directions the "
-                  "groups form separate clusters; with three random directions, drawn at the same scale, the cloud "
-                  "is much smaller and the groups overlap.",
+                  "groups lie further apart; on three random directions, drawn at the same scale, the cloud is much "
+                  "smaller and the groups overlap more.",
            "pca": "PCA directions", "random": "random directions", "reset": "reset view",
            "view": "Directions", "hint": "Drag the picture or focus it and press the arrow keys."},
     "zh": {"title": "三维中的 {n} 个词：拖动或用方向键旋转",
-           "alt": "可旋转的三维散点图，{n} 个词按组着色（{groups}）。用主成分方向时各组分成不同的簇；用三个随机方向（同一比例尺）时，"
-                  "点云小得多，各组相互重叠。",
+           "alt": "可旋转的三维散点图，{n} 个词按组着色（{groups}）。用主成分方向时各组分得更开；在三个随机方向上（同一比例尺），"
+                  "点云小得多，各组重叠得更多。",
            "pca": "主成分方向", "random": "随机方向", "reset": "重置视角",
            "view": "方向", "hint": "拖动图片，或选中图片后按方向键。"},
 }
@@ -140,7 +142,7 @@ def pca_3d(pca_xyz: torch.Tensor, random_xyz: torch.Tensor, words: Sequence[str]
             '<ul class="cf-legend"></ul>'
             '<figcaption><strong data-t="title">{t:title}</strong> <span data-t="hint">{t:hint}</span> '
             '<span data-t="alt">{t:alt}</span></figcaption>')
-    return _figure("pca-3d", data, text, body, lang, fallback="above")
+    return _figure("pca-3d", data, text, body, lang)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -173,11 +175,11 @@ TAIL_BIN = 0.02  # width of the logit bins the tail below the exact tokens is gr
 DEFAULTS = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "min_p": 0.0}
 
 
-def sampling_explorer(logits: torch.Tensor, tok, prompt: str, exact: int = 200, shown: int = 15,
+def sampling_explorer(logits: torch.Tensor, tok, prompt: str, exact: int = 600, shown: int = 15,
                       lang: str | None = None, labels: Sequence[str] | None = None) -> WebFigure:
     """Temperature, top-k, top-p and min-p applied in the browser to the next-token logits [V] after `prompt`.
 
-    The `exact` largest logits are embedded one by one (3 decimals; more are taken while the next one ties the
+    The `exact` largest logits are embedded one by one (4 decimals; more are taken while the next one ties the
     last); every other logit is grouped into bins TAIL_BIN wide, stored as (mean logit, count). The filters follow
     transformers' warpers in generate's order (temperature, top-k, top-p, min-p): top-k keeps ties with the k-th
     value, top-p keeps the smallest top set whose mass reaches p including the token that crosses it, min-p keeps
@@ -186,7 +188,7 @@ def sampling_explorer(logits: torch.Tensor, tok, prompt: str, exact: int = 200, 
     logits = logits.detach().double().flatten()
     V = logits.numel()
     values, order = logits.sort(descending=True, stable=True)
-    values = torch.round(values * 1000) / 1000
+    values = torch.round(values * 10_000) / 10_000
     n = min(exact, V)
     while n < V and values[n] == values[n - 1]:
         n += 1
@@ -198,7 +200,7 @@ def sampling_explorer(logits: torch.Tensor, tok, prompt: str, exact: int = 200, 
         key = torch.floor(tail / TAIL_BIN).long()
         for k in key.unique(sorted=True).flip(0).tolist():
             members = tail[key == k]
-            bins.append([round(float(members.mean()), 3) + 0.0, int(len(members))])
+            bins.append([round(float(members.mean()), 4) + 0.0, int(len(members))])
     data = {"tokens": tokens, "tail": bins, "V": V, "shown": min(shown, n), "defaults": DEFAULTS}
     fmt = {"prompt": prompt, "shown": min(shown, n), "V": f"{V:,}", "N": n, "tail": f"{V - n:,}"}
     text = {lang_: {k: (v.format(**fmt) if k != "readout" else v) for k, v in t.items()}
@@ -214,7 +216,7 @@ def sampling_explorer(logits: torch.Tensor, tok, prompt: str, exact: int = 200, 
             '<div class="cf-bars"></div><p class="cf-readout" aria-live="polite"></p>'
             '<figcaption><strong data-t="title">{t:title}</strong> <span data-t="alt">{t:alt}</span> '
             '<span data-t="data">{t:data}</span></figcaption>')
-    return _figure("sampling-explorer", data, text, body, lang, fallback="above")
+    return _figure("sampling-explorer", data, text, body, lang)
 
 
 def expanded_logits(data: dict) -> torch.Tensor:
@@ -239,7 +241,7 @@ SCAN_TEXT = {
            "start": "Press play or step: each step multiplies one row of W with h.",
            "h": "h", "logit": "logit"},
     "zh": {"title": "logits = h Wᵀ，一次一个 token",
-           "alt": "LM 头的动画：“{prompt}”的最终隐藏向量 h 画成一行彩色格子，下面是头矩阵 W 的 {n} 行（{tokens}）；"
+           "alt": "LM head 的动画：“{prompt}”的最终隐藏向量 h 画成一行彩色格子，下面是 LM head 矩阵 W 的 {n} 行（{tokens}）；"
                   "每一步点亮一行，它的 logit（这一行与 h 的内积）填入一根柱子。",
            "play": "播放", "pause": "暂停", "step": "单步", "reset": "重置",
            "slice": "显示：{d} 个维度中的 {dims} 个（|h_i| 最大的那些）和 {V} 行中的 {n} 行：{which}。"
@@ -285,10 +287,4 @@ def lm_head_scan(h: torch.Tensor, W: torch.Tensor, tok, prompt: str, top: int = 
             '<div class="cf-scan" role="img" aria-label="{t:alt}" data-t-label="alt"></div>'
             '<p class="cf-readout" aria-live="polite" data-t="start">{t:start}</p>'
             '<figcaption><strong data-t="title">{t:title}</strong> <span data-t="slice">{t:slice}</span></figcaption>')
-    return _figure("lm-head-scan", data, text, body, lang, fallback="below")
-
-
-def entropy_nats(probs: torch.Tensor) -> float:
-    """-Σ p log p over the non-zero probabilities."""
-    p = probs[probs > 0]
-    return float(-(p * p.log()).sum()) if len(p) else math.nan
+    return _figure("lm-head-scan", data, text, body, lang)

@@ -170,7 +170,7 @@ def test_explorer_filters_keep_ties_as_transformers_does(browser, tmp_path):
 def test_moving_the_temperature_control_changes_the_bars(browser, course, tmp_path):
     tok, _, _, logits = course
     page = open_page(browser, tmp_path, sampling_explorer(logits, tok, PROMPT))
-    widths = lambda: page.eval_on_selector_all("[data-bar] > *", "els => els.map(e => e.style.width)")
+    widths = lambda: page.eval_on_selector_all("[data-bar]", "els => els.map(e => e.style.width)")
     before = widths()
     page.focus('input[name="temperature"]')
     for _ in range(6):

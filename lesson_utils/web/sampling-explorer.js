@@ -56,7 +56,7 @@ for (var b = 0; b < data.shown; b++) {
   var track = el("span", "cf-bar-track"), fill = el("span", "cf-bar-fill"), value = el("span", "cf-bar-value");
   fill.style.display = "block";
   track.appendChild(fill);
-  track.setAttribute("data-bar", data.tokens[b][0]);
+  fill.setAttribute("data-bar", data.tokens[b][0]);
   bars.appendChild(label); bars.appendChild(track); bars.appendChild(value);
   rows.push({track: track, fill: fill, value: value, label: label});
 }
@@ -74,7 +74,7 @@ function update() {
     var pi = r.probs[i];
     shownMass += pi;
     row.fill.style.width = (100 * pi / scale).toFixed(3) + "%";
-    row.track.setAttribute("data-p", String(pi));
+    row.fill.setAttribute("data-p", String(pi));
     row.value.textContent = pi > 0 ? percent(pi) : words.removed;
     row.value.className = "cf-bar-value" + (pi > 0 ? "" : " cf-removed");
     row.label.className = "cf-bar-label" + (pi > 0 ? "" : " cf-removed");
