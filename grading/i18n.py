@@ -168,6 +168,22 @@ def language(explicit: str | None = None) -> str:
     return "en"
 
 
+def show(text: str, lang: str | None = None) -> str:
+    """`text` rendered in `lang`, or in the language chosen by GRADING_LANG or the locale (see `language`)."""
+    return render(text, language(lang))
+
+
+def render_all(data, lang: str):
+    """`data` (JSON-like: dicts, lists, strings) with every string rendered in `lang`."""
+    if isinstance(data, str):
+        return render(data, lang)
+    if isinstance(data, dict):
+        return {k: render_all(v, lang) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [render_all(v, lang) for v in data]
+    return data
+
+
 def localize(result, lang: str):
     """A copy of an ExerciseResult (or CaseResult) with its name and messages rendered in `lang`."""
     import dataclasses
@@ -177,3 +193,32 @@ def localize(result, lang: str):
     if hasattr(result, "cases"):
         changes["cases"] = [localize(c, lang) for c in result.cases]
     return dataclasses.replace(result, **changes)
+
+
+def find(text: str, msgid: str) -> tuple[str, dict] | None:
+    """(the text before it, its arguments) of the first message `msgid` marked in `text`, else None."""
+    if not isinstance(text, str) or START not in text:
+        return None
+    i = 0
+    for piece in _split(text):
+        if piece[0] == "msg" and piece[1] == msgid:
+            return text[:text.find(START, i)], piece[2]
+        i = _end_of(text, i)
+    return None
+
+
+def _end_of(text: str, i: int) -> int:
+    """Where the piece of `text` that starts at `i` ends (a helper of `find`)."""
+    j = min((p for p in (text.find(START, i), text.find(VERBATIM, i)) if p >= 0), default=-1)
+    if j < 0:
+        return len(text)
+    if j > i:
+        return j
+    k = text.find(END, j + 1)
+    return len(text) if k < 0 else k + 1
+
+
+def label(msgid: str, lang: str) -> str:
+    """The fixed words that open message `msgid` in `lang` (before its first placeholder): how a rendered
+    message is recognised, e.g. "Likely mistake:" or its Chinese."""
+    return catalog(lang).get(msgid, msgid).split("{", 1)[0].strip()
