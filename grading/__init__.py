@@ -21,8 +21,9 @@ def show_quiz(chapter: str) -> None:
     if c is None or not c.quiz:
         print(show(_("Chapter {chapter} has no quiz yet.", chapter=chapter)))
         return
-    print(show(_("Chapter {chapter} quiz: answer in {file}, e.g. QUIZ = {example}", chapter=c.number,
-                 file=f"exercises/{c.module}.py", example="{1: 'b', 2: 'a'}")))
+    file = "exercises/" + c.module + ".py"
+    print(show(_("Chapter {chapter} quiz: answer in {file}, e.g. QUIZ = {example}", chapter=c.number, file=file,
+                 example="{1: 'b', 2: 'a'}")))
     for q in c.quiz:
         print(f"\n{q.id}. " + show(q.text))
         for key, text in q.choices.items():

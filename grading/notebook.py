@@ -102,9 +102,8 @@ class CheckResult:
         first = self._first_failure()
         if first:
             r, c = first
-            out.append("<p>" + self._t(_("<b>First failure</b>: {name}, case {case}",
-                                         name=f"<code>{html.escape(r.name)}</code>",
-                                         case=f"<i>{html.escape(self._t(c.name))}</i>")) + "</p>"
+            name, case = "<code>" + html.escape(r.name) + "</code>", "<i>" + html.escape(self._t(c.name)) + "</i>"
+            out.append("<p>" + self._t(_("<b>First failure</b>: {name}, case {case}", name=name, case=case)) + "</p>"
                        + f"{PRE}{html.escape(self._t(c.message + self._named_elsewhere(first)))}</pre>")
         if self.target is None:
             out.append(PRE + html.escape(self._t("\n".join(progress_lines(self.results, self.chapters)))) + "</pre>")

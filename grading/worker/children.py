@@ -124,7 +124,8 @@ def describe_exit(code: int) -> str:
     ntstatus = {0xC0000005: _("a crash in native code (access violation)"), 0xC00000FD: _("a stack overflow"),
                 0xC0000017: _("out of memory"), 0xC0000409: _("an abort in native code")}
     if code & 0xFFFFFFFF in ntstatus:
-        return _("exit code {code}: {meaning}", code=f"{code & 0xFFFFFFFF:#x}", meaning=ntstatus[code & 0xFFFFFFFF])
+        hex_code = hex(code & 0xFFFFFFFF)
+        return _("exit code {code}: {meaning}", code=hex_code, meaning=ntstatus[code & 0xFFFFFFFF])
     return _("exit code {code}", code=code)
 
 
