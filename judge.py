@@ -124,7 +124,16 @@ def cmd_check(args) -> int:
     from tools import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
 
     start = time.perf_counter()
-    stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb)
+    from grading import i18n
+    from grading.catalog import load_chapters
+
+    stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
+                                       lang=i18n.MARKED)  # checked for untranslated text, then shown in English
+    modules = {c.number: c.module for c in load_chapters()}
+    untranslated = sorted({leak for r in stubs + sols if mutants.translated(modules[r.chapter])
+                           for text in [r.name, r.message, *(t for c in r.cases for t in (c.name, c.message))]
+                           for leak in i18n.leaks(text, "zh")})
+    stubs, sols = [i18n.localize(r, "en") for r in stubs], [i18n.localize(r, "en") for r in sols]
     problems = [f"stub {r.name} passes its checks; it must not" for r in stubs if r.passed]
     problems += [f"stub {r.name} is '{r.status}'; an untouched stub must be 'not attempted'"
                  for r in stubs if r.status not in ("not attempted", "passed")]
@@ -136,6 +145,8 @@ def cmd_check(args) -> int:
     proved, notes = mutants.prove(args.target, memory_mb=args.memory_mb)
     per_exercise = mutants.counts()
     problems += mutants.problems(proved, None if args.target else per_exercise)
+    problems += [f"no Chinese for: {leak[:200]!r} (python -m tools.messages update, translate, compile)"
+                 for leak in untranslated]
     for r in sols:
         mine = [m for m in proved if m.mutant.exercise == r.name]
         killed = f"mutants: {sum(m.ok for m in mine)}/{per_exercise[r.name]} fail" if r.name in per_exercise else ""

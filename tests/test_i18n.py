@@ -1,0 +1,96 @@
+"""The judge speaks English and Chinese: catalogs complete and compiled, every message of the suite's runs from the
+catalog (the prover's run in `judge.py check`, tests/test_judge.py), and the language chosen by --lang, the locale
+or a Chinese notebook."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grading import i18n
+from grading.i18n import _, verbatim
+from tools import messages
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_catalogs_match_the_sources_and_are_compiled():
+    """Extraction gives exactly each catalog's msgids; every one translated, same placeholders, .mo fresh.
+    A chapter domain whose catalog is not written yet is skipped (they are written separately)."""
+    assert messages.check(only_existing=True) == []
+    assert (i18n.LOCALE / "zh" / "LC_MESSAGES" / "judge.po").exists()
+
+
+def test_dropping_a_translation_fails_the_check(tmp_path):
+    root = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE, root)
+    po = root / "zh" / "LC_MESSAGES" / "judge.po"
+    cat = messages.read(po, "zh")
+    victim = next(m for m in cat if m.id == "Likely mistake: {mistake}")
+    victim.string = ""
+    messages.write(cat, po)
+    problems = messages.check({"judge": messages.sources()["judge"]}, root=root)
+    assert any("untranslated" in p and "Likely mistake" in p for p in problems)
+    assert any("stale" in p for p in problems)  # the .mo no longer matches
+
+
+def test_marked_messages_render_in_both_languages_and_leaks_are_found():
+    msg = _("{what}: expected shape {expected}, got {got}.", what=_("result"), expected="[2, 3]", got="[3, 2]")
+    assert i18n.render(msg, "en") == "result: expected shape [2, 3], got [3, 2]."
+    assert i18n.render(msg, "zh") == "结果：形状应为 [2, 3]，得到的是 [3, 2]。"
+    assert i18n.leaks(msg, "zh") == []
+    assert i18n.leaks(msg + " Some English prose.", "zh") == ["Some English prose."]
+    assert i18n.leaks(_("a message nobody translated"), "zh") == ["a message nobody translated"]
+    assert i18n.leaks(verbatim("Traceback: learner text stays as is"), "zh") == []
+
+
+def test_likely_mistake_is_read_in_both_languages():
+    from grading.checks.compare import named_mistake
+    from grading.reports.messages import split_mistake
+
+    msg = _("{what}: expected {expected}, got {got}{kind}.", what="x", expected="1", got="2", kind="") + \
+        named_mistake(2, [(_("result"), 2)], expected=1)
+    head, mistake = split_mistake(msg)
+    assert i18n.render(mistake, "zh") == "结果" and "Likely" not in head
+    for lang in ("en", "zh"):
+        assert i18n.render(split_mistake(i18n.render(msg, lang))[1], lang) == i18n.render(_("result"), lang)
+
+
+def _judge(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "judge.py"), *args], capture_output=True, text=True,
+                          cwd=REPO, env={**os.environ, **(env or {})}, timeout=600)
+
+
+@pytest.mark.parametrize("how", ["flag", "locale"])
+def test_judge_speaks_chinese(how):
+    env = {"GRADING_LANG": ""}
+    if how == "locale":
+        env.update(LANG="zh_CN.UTF-8", LANGUAGE="", LC_ALL="", LC_MESSAGES="")
+    args = ("--lang", "zh") if how == "flag" else ()
+    proc = _judge(*args, "embedding_backward", env=env)
+    assert "第 01 章" in proc.stdout and "成绩：" in proc.stdout, proc.stdout + proc.stderr
+    assert "Score:" not in proc.stdout and "Chapter 01" not in proc.stdout
+    hint = _judge(*args, "hint", "lookup", env=env)
+    assert "提示：" in hint.stdout
+
+
+def test_check_in_a_chinese_notebook_answers_in_chinese(monkeypatch):
+    from grading import notebook
+
+    monkeypatch.delenv("GRADING_LANG", raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(REPO / "notebooks" / "zh" / "01_embeddings.ipynb"))
+    assert notebook.check_language() == "zh"
+    assert notebook.check_language("en") == "en"
+    result = notebook.check("embedding_backward")
+    text = repr(result)
+    assert "通过" in text and "isolation" not in text, text
+    monkeypatch.setenv("JPY_SESSION_NAME", str(REPO / "notebooks" / "01_embeddings.ipynb"))
+    monkeypatch.chdir(REPO)
+    assert notebook.check_language() == "en"
