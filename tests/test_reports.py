@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import torch
+
+from grading import i18n
 import yaml
 
 from grading.catalog import load_chapters
@@ -52,7 +54,7 @@ def mistake_message(mistake: str) -> str:
     try:
         expect_tensor(got, torch.ones(3), "gradient of E", mistakes=[(mistake, torch.zeros(3))])
     except CheckFailed as exc:
-        return str(exc)
+        return i18n.render(str(exc), "en")  # as grade() gives it (in English here)
     raise AssertionError("expect_tensor accepted a wrong tensor")
 
 
@@ -110,10 +112,10 @@ def test_named_mistake_is_taken_out_of_the_message():
 
 
 def test_error_labels_for_the_summary():
-    assert error_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR)) == "SyntaxError at import"
+    assert en_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR)) == "SyntaxError at import"
     raised = "your code raised an error:\n  File \"x.py\", line 2, in f\nValueError: my own bug"
-    assert error_label(result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])) == "ValueError"
-    assert error_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
+    assert en_label(result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])) == "ValueError"
+    assert en_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
 
 
 def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
@@ -609,3 +611,8 @@ def test_every_report_says_which_isolation_was_in_force(tmp_path):
     assert 'isolation="bubblewrap"' in (tmp_path / "j.xml").read_text()
     md = feedback.to_markdown(feedback.blocks("alice", [sandboxed], {"01": "Embedding lookup"}))
     assert "Your code ran isolated by: bubblewrap." in md
+
+
+def en_label(result) -> str:
+    """error_label as an English reader gets it (labels are marked for translation)."""
+    return i18n.render(error_label(result), "en")
