@@ -139,7 +139,7 @@ def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
     assert graph == {"softmax": [], "top_p_filter": ["softmax"]}
     broken = {"softmax": result("04", "softmax", WRONG, [("a", False, mistake_message("no max shift"))]),
               "top_p_filter": result("04", "top_p_filter", WRONG, [("a", False, "x")])}
-    note = dependencies.dependency_note(broken["top_p_filter"], graph, broken)
+    note = i18n.render(dependencies.dependency_note(broken["top_p_filter"], graph, broken), "en")
     assert "top_p_filter calls your softmax, which fails its own checks" in note and "fix softmax first" in note
     assert dependencies.dependency_note(broken["softmax"], graph, broken) == ""
     (tmp_path / "bad.py").write_text("def oops(:\n")
@@ -328,7 +328,8 @@ def test_class_summary_counts_passes_mistakes_and_errors(tmp_path):
     (s,) = summary.summarize(rows)
     assert (s.students, s.passed, s.not_attempted) == (4, 1, 0)
     assert s.mistakes == {"repeated ids overwrote each other.": 2}  # students, not cases
-    assert s.errors == {"SyntaxError at import": 1} and s.mean_points == 0.75
+    assert {i18n.render(e, "en"): n for e, n in s.errors.items()} == {"SyntaxError at import": 1}
+    assert s.mean_points == 0.75
     md = summary.to_markdown([s])
     assert "| 01 | embedding_backward | 1/4 | 0 | 0.75/3 |" in md and "2 students, mistake: repeated ids" in md
     assert "| 01 | 0.75/3 |" in md and "| all | 0.75/3 |" in md

@@ -28,9 +28,11 @@ TMP_SIZE_MB = 512  # the sandbox's /tmp (scratch folders of one worker's childre
 DEV_SHM_MB = 64  # /dev/shm, for libraries that want shared memory; the worker empties it after every child
 BUBBLEWRAP = "bubblewrap"
 AUDIT = "audit hooks"
-# What the worker imports of the course: the helpers, the package's lazy front door and grading/worker/ (nothing
-# there holds a check or a reference answer). grading/checks/ and grading/engine/ are not there.
-COURSE_CODE = (REPO / "lesson_utils", REPO / "grading" / "__init__.py", REPO / "grading" / "worker")
+# What the worker imports of the course: the helpers, the package's lazy front door, grading/worker/ and the
+# message marks of grading/i18n.py (nothing there holds a check or a reference answer). grading/checks/ and
+# grading/engine/ are not there.
+COURSE_CODE = (REPO / "lesson_utils", REPO / "grading" / "__init__.py", REPO / "grading" / "i18n.py",
+               REPO / "grading" / "worker")
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ def _test_name(r: ExerciseResult) -> str:
     return f"{r.chapter} {r.name}" + (f": {ex.summary}" if ex else "")
 
 
-def _feedback_text(r: ExerciseResult, note: str) -> str:
-    return feedback.to_markdown(feedback.exercise_blocks(r, note)[1:]) if not r.passed else _("Passed.")
+def _feedback_text(r: ExerciseResult, note: str, lang: str | None) -> str:
+    return feedback.to_markdown(feedback.exercise_blocks(r, note)[1:], lang) if not r.passed else _("Passed.")
 
 
 def gradescope_results(results: list[ExerciseResult], seconds: float, source: Path | None = None,
@@ -43,7 +43,7 @@ def gradescope_results(results: list[ExerciseResult], seconds: float, source: Pa
     for i, (r, s) in enumerate(zip(results, sc), 1):
         tests.append({
             "name": _test_name(r), "number": f"{r.chapter}.{i}", "score": s.points, "max_score": s.max_points,
-            "status": "passed" if r.passed else "failed", "output": _feedback_text(r, notes.get((r.chapter, r.name), "")),
+            "status": "passed" if r.passed else "failed", "output": _feedback_text(r, notes.get((r.chapter, r.name), ""), lang),
             "visibility": "visible",
         })
     return i18n.render_all({"score": got, "execution_time": int(round(seconds)), "output": summary,
@@ -70,7 +70,7 @@ def classroom_results(results: list[ExerciseResult], source: Path | None = None,
     for r, s in zip(results, sc):
         status = "pass" if r.passed else ("error" if r.status in (ERROR, TIMEOUT) else "fail")
         tests.append({"name": _test_name(r), "status": status, "score": s.points,
-                      "message": _feedback_text(r, notes.get((r.chapter, r.name), "")), "line_no": 0,
+                      "message": _feedback_text(r, notes.get((r.chapter, r.name), ""), lang), "line_no": 0,
                       "execution_time": f"{sum(c.seconds for c in r.cases):.2f}s"})
     if error or not results:
         overall = "error"

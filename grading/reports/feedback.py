@@ -92,8 +92,9 @@ def rendered(doc: list[Block], lang: str) -> list[Block]:
     return [tuple(i18n.render_all(list(b), lang)) for b in doc]
 
 
-def to_markdown(doc: list[Block]) -> str:
-    """Render blocks as Markdown."""
+def to_markdown(doc: list[Block], lang: str | None = None) -> str:
+    """Render blocks as Markdown in `lang` (grading/i18n.py; None: GRADING_LANG or the locale)."""
+    doc = rendered(doc, i18n.language(lang))
     out = []
     for b in doc:
         kind = b[0]
@@ -118,8 +119,10 @@ HTML_STYLE = ("body{font-family:system-ui,sans-serif;max-width:52em;margin:2em a
               "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}")
 
 
-def to_html(doc: list[Block], title: str, lang: str = "en") -> str:
-    """Render blocks as a standalone HTML page (inline style only, so it survives e-mail)."""
+def to_html(doc: list[Block], title: str, lang: str | None = None) -> str:
+    """Render blocks as a standalone HTML page in `lang` (inline style only, so it survives e-mail)."""
+    lang = i18n.language(lang)
+    doc, title = rendered(doc, lang), i18n.render(title, lang)
     e = html.escape
     out = [f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{e(title)}</title>"
            f"<style>{HTML_STYLE}</style></head><body>"]
@@ -146,9 +149,8 @@ def write_feedback(folder: Path, student: str, results: list[ExerciseResult], ti
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lang = i18n.language(lang)
-    doc = rendered(blocks(student, results, titles, source, notes), lang)
+    doc = blocks(student, results, titles, source, notes)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
-    md.write_text(to_markdown(doc), encoding="utf-8")
-    page.write_text(to_html(doc, i18n.render(_("Feedback for {student}", student=student), lang), lang),
-                    encoding="utf-8")
+    md.write_text(to_markdown(doc, lang), encoding="utf-8")
+    page.write_text(to_html(doc, _("Feedback for {student}", student=student), lang), encoding="utf-8")
     return md, page

@@ -41,7 +41,7 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
     print(_("Gradebook written to {path}", path=str(gradebook)))
     summaries = summary.summarize(rows, sources)
     path = summary.summary_path(gradebook)
-    path.write_text(i18n.render(summary.to_markdown(summaries), lang), encoding="utf-8")
+    path.write_text(summary.to_markdown(summaries, lang), encoding="utf-8")
     if json_path:
         console.class_to_json(rows, Path(json_path), sources, notes, summaries, lang)
         print(_("Class JSON (every message, mistake and point) written to {path}", path=json_path))
@@ -57,5 +57,5 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
 
         write_lms_csv(rows, Path(lms_csv), lms_format)
         print(_("{lms} grade import CSV written to {path}", lms=lms_format.capitalize(), path=lms_csv))
-    print("\n" + "\n".join(summary.summary_lines(summaries)))
+    print("\n" + "\n".join(summary.summary_lines(summaries, lang)))
     print(_("Class summary written to {path}", path=str(path)))

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import dependencies
+from .. import dependencies, i18n
 from ..i18n import _
 from . import points
 from .messages import error_label, mistakes
@@ -78,8 +78,9 @@ def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def summary_lines(summaries: list[ExerciseSummary]) -> list[str]:
-    """The summary as console lines: one line per exercise, then its commonest mistakes and errors."""
+def summary_lines(summaries: list[ExerciseSummary], lang: str | None = None) -> list[str]:
+    """The summary as console lines in `lang` (grading/i18n.py): one line per exercise, then its commonest
+    mistakes and errors."""
     if not summaries:
         return []
     n = max(s.students for s in summaries)
@@ -95,11 +96,12 @@ def summary_lines(summaries: list[ExerciseSummary]) -> list[str]:
             lines.append("        " + _("{k} x error: {error}", k=k, error=e))
         for f, k in s.blocked.most_common(TOP):
             lines.append("        " + _("{k} x fails because their own {function} fails", k=k, function=f))
-    return lines
+    lang = i18n.language(lang)
+    return [i18n.render(line, lang) for line in lines]
 
 
-def to_markdown(summaries: list[ExerciseSummary]) -> str:
-    """The summary as a Markdown document (a table, then the mistakes and errors per exercise)."""
+def to_markdown(summaries: list[ExerciseSummary], lang: str | None = None) -> str:
+    """The summary as a Markdown document in `lang` (a table, then the mistakes and errors per exercise)."""
     n = max((s.students for s in summaries), default=0)
     out = ["# " + _("Class summary"), "", _("{n} students. What to re-teach: the exercises with few passes and the "
                                           "mistakes many students made.", n=n), "",
@@ -126,7 +128,7 @@ def to_markdown(summaries: list[ExerciseSummary]) -> str:
         out += ["- " + _("{students}, error: {error}", students=_students(k), error=e) for e, k in s.errors.most_common()]
         out += ["- " + _("{students} fail because their own `{function}` fails its checks", students=_students(k),
                          function=f) for f, k in s.blocked.most_common()]
-    return "\n".join(out) + "\n"
+    return i18n.render("\n".join(out) + "\n", i18n.language(lang))
 
 
 def summary_path(gradebook: Path) -> Path:
