@@ -18,6 +18,8 @@ class CheckFailed(Exception):
     """A learner result that does not match the reference; the message teaches."""
 
 
+# How a check names a mistake: checks/compare.py writes it, reports/messages.py reads it back in any language.
+MISTAKE_MSG = N_("Likely mistake: {mistake}")
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 STATUS_TEXT = {PASSED: N_("passed"), WRONG: N_("wrong answer"), ERROR: N_("error"), TIMEOUT: N_("timeout"),
                NOT_ATTEMPTED: N_("not attempted")}  # statuses are stable machine values; shown with status_text

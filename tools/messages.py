@@ -87,6 +87,8 @@ def update(domains: dict[str, list[Path]] | None = None) -> list[Path]:
         template = extract(domain, files)
         for lang in TRANSLATED:
             path = po_path(lang, domain)
+            if not path.exists() and not len(template):
+                continue  # a domain with nothing marked yet gets no empty catalog
             if path.exists():
                 cat = read(path, lang)
                 cat.update(template, no_fuzzy_matching=True)

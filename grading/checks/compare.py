@@ -7,7 +7,7 @@ from typing import Any, Iterable
 import torch
 
 from ..i18n import N_, _, verbatim
-from ..model import CheckFailed
+from ..model import MISTAKE_MSG, CheckFailed  # noqa: F401  (MISTAKE_MSG: named_mistake's, re-exported)
 
 
 RESULT = _("result")  # what a check calls the learner's result unless it names it
@@ -42,7 +42,6 @@ def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> boo
         return False
 
 
-MISTAKE_MSG = N_("Likely mistake: {mistake}")  # how a named mistake opens (grading/reports/messages.py reads it)
 POSSIBLE_MSG = N_("Possible causes (this input alone cannot tell them apart; the other cases may):")
 POSSIBLE_MARK = "Possible causes"  # several known mistakes give this very result: none is named
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 
 from .. import i18n
-from ..checks.compare import MISTAKE_MSG
-from ..model import ERROR, TIMEOUT, CaseResult, ExerciseResult
+from ..model import ERROR, MISTAKE_MSG, TIMEOUT, CaseResult, ExerciseResult
 
 MISTAKE_MARK = "Likely mistake:"  # the English label; i18n.label(MISTAKE_MSG, lang) gives every language's
 IMPORT_MSG = "Importing {file} failed:\n{traceback}"  # grading/engine/scheduler.py's import error
