@@ -130,9 +130,8 @@ def cmd_check(args) -> int:
     stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
                                        lang=i18n.MARKED)  # checked for untranslated text, then shown in English
     modules = {c.number: c.module for c in load_chapters()}
-    untranslated = sorted({leak for r in stubs + sols if mutants.translated(modules[r.chapter])
-                           for text in [r.name, r.message, *(t for c in r.cases for t in (c.name, c.message))]
-                           for leak in i18n.leaks(text, "zh")})
+    untranslated = sorted({leak for r in stubs + sols if i18n.has_catalog(modules[r.chapter])
+                           for leak in i18n.untranslated(r, "zh")})
     stubs, sols = [i18n.localize(r, "en") for r in stubs], [i18n.localize(r, "en") for r in sols]
     problems = [f"stub {r.name} passes its checks; it must not" for r in stubs if r.passed]
     problems += [f"stub {r.name} is '{r.status}'; an untouched stub must be 'not attempted'"

@@ -184,6 +184,17 @@ def render_all(data, lang: str):
     return data
 
 
+def untranslated(result, lang: str = "zh") -> list[str]:
+    """`leaks` of a marked ExerciseResult: its name, message and every case's name and message."""
+    texts = [result.name, result.message, *(t for c in result.cases for t in (c.name, c.message))]
+    return [leak for text in texts for leak in leaks(text, lang)]
+
+
+def has_catalog(domain: str, lang: str = "zh") -> bool:
+    """Whether `domain` (a chapter module, or "judge") has its compiled `lang` catalog."""
+    return (LOCALE / lang / "LC_MESSAGES" / f"{domain}.mo").exists()
+
+
 def localize(result, lang: str):
     """A copy of an ExerciseResult (or CaseResult) with its name and messages rendered in `lang`."""
     import dataclasses

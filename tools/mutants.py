@@ -144,7 +144,7 @@ MISTAKE_MARK = "Likely mistake:"  # how a check names a mistake (grading.compare
 
 def translated(module: str, lang: str = "zh") -> bool:
     """Whether chapter `module` has its `lang` catalog yet (the Chinese check applies from then on)."""
-    return (i18n.LOCALE / lang / "LC_MESSAGES" / f"{module}.mo").exists()
+    return i18n.has_catalog(module, lang)
 
 
 def _named(messages: list[str], lang: str) -> list[str]:

@@ -99,6 +99,10 @@ class Checker:
                 errors += 1
                 error = str(entry["error"])
                 res.message = _("your code raised an error:\n{error}", error=verbatim(error))
+                if entry.get("error_type") == "Refused":  # grading/worker/guard.py's words are in the traceback
+                    res.message += "\n" + _("(The judge's sandbox refused this, as the last line above says: while "
+                                            "grading, code may not start programs, write outside its scratch "
+                                            "folder, read the judge's files, use the network or load native code.)")
                 if entry.get("error_type") in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in error:
                     res.message += "\n" + _("(The grading process has a memory limit; does your code build something "
                                             "huge?)")
