@@ -54,7 +54,7 @@ def cmd_grade(args) -> int:
         return 2
     start = time.perf_counter()
     printer = console.ConsolePrinter(_titles(load_chapters()), verbose=not args.quiet, source=source)
-    say(_("Learner code runs in: {isolation}", isolation=str(detect())), flush=True)
+    say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
     printer.totals(results)
     seconds = time.perf_counter() - start
@@ -89,7 +89,7 @@ def cmd_class(args) -> int:
     if not students:
         say(_("No student folders in {folder}: expected {folder}/<student>/exercises/.", folder=str(folder)))
         return 2
-    say(_("Learner code runs in: {isolation}", isolation=str(detect())), flush=True)
+    say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     class_start = time.perf_counter()
     finished: list[str] = []
 

@@ -87,7 +87,7 @@ def _dtype_note(got: torch.Tensor, expected: torch.Tensor) -> str:
             return ""
     except RuntimeError:
         return ""
-    return " " + _("The values are right; only the dtype differs: return {dtype} (the docstring's dtype, usually the "
+    return _(" The values are right; only the dtype differs: return {dtype} (the docstring's dtype, usually the "
                    "input's). A .float(), a torch.zeros/torch.tensor without dtype= (float32 by default) or a float64 "
                    "computation that is not cast back changes it.", dtype=str(expected.dtype))
 
@@ -109,7 +109,7 @@ def _precision_note(expected: torch.Tensor, g: torch.Tensor, e: torch.Tensor) ->
     eps = torch.finfo(torch.float32).eps
     if float((g - e).abs().max()) > 16 * eps * (float(e.abs().max()) or 1.0):
         return ""
-    return " " + _("Your values agree with the right ones only to float32 precision (about {eps:.1g} relative): "
+    return _(" Your values agree with the right ones only to float32 precision (about {eps:.1g} relative): "
                    "somewhere the computation went through float32 (a .float(), a tensor made without dtype=, an "
                    "accumulator of the wrong dtype). This is a precision difference, not logic: keep every step in "
                    "float64.", eps=eps)
@@ -150,7 +150,7 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol:
             n=expected.numel(), index=str(list(index)), expected=shown_e, got=shown_g, max_err=max_err, atol=atol,
             rtol=rtol)
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
-        msg += " " + _("Your result contains NaN.")
+        msg += _(" Your result contains NaN.")
     precision = _precision_note(expected, g, e)
     raise CheckFailed(msg + precision + ("" if precision else named_mistake(got, mistakes, atol, rtol, expected)))
 
@@ -162,18 +162,18 @@ def expect_equal(got: Any, expected: Any, what: str = RESULT, mistakes: Iterable
     ) or (not isinstance(expected, (int, bool)) and type(got) is type(expected))
     if same_kind and got == expected:
         return
-    kind = "" if same_kind else " " + _("(expected a {expected}, got a {got})", expected=type(expected).__name__,
+    kind = "" if same_kind else _(" (expected a {expected}, got a {got})", expected=type(expected).__name__,
                                          got=type(got).__name__)
     note = ""
     if isinstance(expected, int) and not isinstance(expected, bool) and not same_kind:
         if isinstance(got, float):
-            note = " " + _("You returned a float: return an exact Python int (integer arithmetic: * and //, not /; "
+            note = _(" You returned a float: return an exact Python int (integer arithmetic: * and //, not /; "
                            "or int(...) at the end).")
         elif isinstance(got, torch.Tensor):
-            note = " " + _("You returned a tensor: return a Python int (wrap the count in int(...), or use .item()).")
+            note = _(" You returned a tensor: return a Python int (wrap the count in int(...), or use .item()).")
     if (same_kind and isinstance(expected, int) and not isinstance(expected, bool) and abs(expected) > 2 ** 53
             and abs(got - expected) <= 4 * math.ulp(float(expected))):
-        note = " " + _("Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a "
+        note = _(" Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a "
                        "float somewhere (/, * 1.0, math.ceil of a fraction, a float literal). Keep it in integers "
                        "(*, //, divmod).")
     raise CheckFailed(_("{what}: expected {expected}, got {got}{kind}.", what=what, expected=_fmt(expected),
@@ -187,10 +187,10 @@ def _float_note(got: float, expected: float) -> str:
         return ""
     for decimals in range(7):
         if got == round(expected, decimals) and got != expected:
-            return " " + _("You rounded the result to {decimals} decimals: return it unrounded.", decimals=decimals)
+            return _(" You rounded the result to {decimals} decimals: return it unrounded.", decimals=decimals)
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         if abs(got - expected) <= 2 * torch.finfo(dtype).eps * abs(expected):
-            return " " + _("Your value agrees with the right one only to {dtype} precision (about {resolution:g} "
+            return _(" Your value agrees with the right one only to {dtype} precision (about {resolution:g} "
                            "relative): a torch tensor without dtype=torch.float64 computes in float32. Use Python "
                            "numbers (or float64).", dtype=str(dtype), resolution=torch.finfo(dtype).resolution)
     return ""

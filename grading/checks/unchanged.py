@@ -46,7 +46,7 @@ def _checked(check, names: list[str]):
         check(result["out"], inputs)
         changed = [_readable(p, names) for p in result["changed"]]
         if changed:
-            more = (" " + _("(and {others})", others=", ".join(f"`{c}`" for c in changed[1:4])
+            more = (_(" (and {others})", others=", ".join(f"`{c}`" for c in changed[1:4])
                                 + (", ..." if len(changed) > 4 else "")) if len(changed) > 1 else "")
             raise CheckFailed(_(
                 "Right result, but your function changed `{name}` in place{more}: the caller's tensor now holds other "

@@ -272,7 +272,7 @@ def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
                     blob_of[e["name"]] = next(it)
                 elif o["kind"] == "timeout" and e["name"] in deps and not o.get("at_import"):
                     dep = deps[e["name"]]
-                    o = dict(o, message=o["message"] + " " + _("It calls your {dep}, which timed out above, so its "
+                    o = dict(o, message=o["message"] + _(" It calls your {dep}, which timed out above, so its "
                                                                "limit was cut to {seconds:.0f} s: fix {dep} first, "
                                                                "then grade again.", dep=dep, seconds=short))
                 outcomes[e["name"]] = o
