@@ -65,17 +65,15 @@ def _judge(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           cwd=REPO, env={**os.environ, **(env or {})}, timeout=600)
 
 
-@pytest.mark.parametrize("how", ["flag", "locale"])
-def test_judge_speaks_chinese(how):
-    env = {"GRADING_LANG": ""}
-    if how == "locale":
-        env.update(LANG="zh_CN.UTF-8", LANGUAGE="", LC_ALL="", LC_MESSAGES="")
-    args = ("--lang", "zh") if how == "flag" else ()
-    proc = _judge(*args, "embedding_backward", env=env)
-    assert "第 01 章" in proc.stdout and "成绩：" in proc.stdout, proc.stdout + proc.stderr
-    assert "Score:" not in proc.stdout and "Chapter 01" not in proc.stdout
-    hint = _judge(*args, "hint", "lookup", env=env)
-    assert "提示：" in hint.stdout
+def test_judge_speaks_chinese_with_lang_and_with_the_locale():
+    english = {"GRADING_LANG": "", "LANG": "en_US.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""}
+    proc = _judge("embedding_backward", "--lang", "zh", env=english)  # a wrong stub: statuses, messages, totals
+    assert "第 01 章" in proc.stdout and "成绩：" in proc.stdout and "未作答" in proc.stdout, proc.stdout + proc.stderr
+    assert "Score:" not in proc.stdout and "Chapter 01" not in proc.stdout and i18n.START not in proc.stdout
+    chinese = dict(english, LANG="zh_CN.UTF-8")
+    hint = _judge("hint", "lookup", env=chinese)  # the locale alone
+    assert "提示：" in hint.stdout and "Hint:" not in hint.stdout, hint.stdout + hint.stderr
+    assert "Hint:" in _judge("hint", "lookup", "--lang", "en", env=chinese).stdout  # --lang wins over the locale
 
 
 def test_check_in_a_chinese_notebook_answers_in_chinese(monkeypatch):
