@@ -92,3 +92,32 @@ def test_check_in_a_chinese_notebook_answers_in_chinese(monkeypatch):
     monkeypatch.setenv("JPY_SESSION_NAME", str(REPO / "notebooks" / "01_embeddings.ipynb"))
     monkeypatch.chdir(REPO)
     assert notebook.check_language() == "en"
+
+
+def test_teacher_files_keep_their_columns_and_feedback_follows_the_language(tmp_path, capsys):
+    """A class run in Chinese: feedback, summary and messages in Chinese; gradebook and LMS columns unchanged."""
+    import csv
+    import json
+
+    from grading.checks.compare import named_mistake
+    from grading.model import WRONG, CaseResult, ExerciseResult
+    from grading.reports.gradebook import write_class_outputs
+
+    message = (_("{what}: expected {expected}, got {got}{kind}.", what=_("result"), expected="1", got="2", kind="")
+               + named_mistake(2, [(_("not answered yet"), 2)], expected=1))
+    results = [ExerciseResult("01", "lookup", WRONG, [CaseResult(_("question {id}", id=1), False, 0.0, message)])]
+    rows = {"alice": [i18n.localize(r, "zh") for r in results]}
+    book = tmp_path / "grades.csv"
+    write_class_outputs(rows, {}, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),
+                        feedback_dir=str(tmp_path / "fb"), lms_csv=str(tmp_path / "lms.csv"), lang="zh")
+    header = next(csv.reader(book.open(encoding="utf-8")))
+    assert header[:2] == ["student", "lookup"] and "percent" in header and "isolation" in header
+    assert next(csv.reader((tmp_path / "lms.csv").open(encoding="utf-8")))[0] == "Student"
+    feedback = (tmp_path / "fb" / "alice.md").read_text(encoding="utf-8")
+    assert "alice 的反馈" in feedback and "可能的错误" in feedback and "答案错误" in feedback, feedback
+    assert "Feedback for" not in feedback and i18n.START not in feedback
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert data["students"]["alice"]["exercises"][0]["status"] == "wrong answer"  # machine values stay
+    assert "结果：应为 1" in data["students"]["alice"]["exercises"][0]["cases"][0]["message"]
+    out = capsys.readouterr().out
+    assert "成绩册已写入" in out and "班级汇总" in out and i18n.START not in out
