@@ -80,28 +80,29 @@ def catalog(lang: str) -> dict[str, str]:
 
 
 def _split(text: str):
-    """Yield ('raw', s), ('msg', msgid, kwargs) and ('verbatim', s) pieces of a marked string, in order."""
+    """Yield ('raw', s, start), ('msg', msgid, kwargs, start) and ('verbatim', s, start) pieces of a marked string,
+    in order (start: where the piece begins in `text`)."""
     i = 0
     while i < len(text):
         j = min((p for p in (text.find(START, i), text.find(VERBATIM, i)) if p >= 0), default=-1)
         if j < 0:
-            yield ("raw", text[i:])
+            yield ("raw", text[i:], i)
             return
         if j > i:
-            yield ("raw", text[i:j])
+            yield ("raw", text[i:j], i)
         k = text.find(END, j + 1)
         if k < 0:  # a broken mark: show the rest without marks rather than fail
-            yield ("raw", strip_marks(text[j:]))
+            yield ("raw", strip_marks(text[j:]), j)
             return
         body = text[j + 1:k]
         if text[j] == VERBATIM:
-            yield ("verbatim", body)
+            yield ("verbatim", body, j)
         else:
             try:
                 msgid, kwargs = json.loads(body)
-                yield ("msg", msgid, kwargs)
+                yield ("msg", msgid, kwargs, j)
             except (ValueError, TypeError):
-                yield ("raw", strip_marks(body))
+                yield ("raw", strip_marks(body), j)
         i = k + 1
 
 
@@ -210,23 +211,10 @@ def find(text: str, msgid: str) -> tuple[str, dict] | None:
     """(the text before it, its arguments) of the first message `msgid` marked in `text`, else None."""
     if not isinstance(text, str) or START not in text:
         return None
-    i = 0
     for piece in _split(text):
         if piece[0] == "msg" and piece[1] == msgid:
-            return text[:text.find(START, i)], piece[2]
-        i = _end_of(text, i)
+            return text[:piece[3]], piece[2]
     return None
-
-
-def _end_of(text: str, i: int) -> int:
-    """Where the piece of `text` that starts at `i` ends (a helper of `find`)."""
-    j = min((p for p in (text.find(START, i), text.find(VERBATIM, i)) if p >= 0), default=-1)
-    if j < 0:
-        return len(text)
-    if j > i:
-        return j
-    k = text.find(END, j + 1)
-    return len(text) if k < 0 else k + 1
 
 
 def label(msgid: str, lang: str) -> str:
