@@ -92,7 +92,7 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
             reply, blobs = worker.grade(req, source, 2 * wait + 60)
     except WorkerFailed as exc:
         return [_tag(whole_exercise(chapter, e, ERROR, _("The grading worker failed, so this was not graded: {error}",
-                                                         error=str(exc))), iso) for e in exercises]
+                                                         error=_detail(exc))), iso) for e in exercises]
     return _Reply(chapter, exercises, reply, blobs, iso)
 
 
@@ -113,6 +113,12 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
             res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome_message(outcome, f"{got.chapter.module}.py"))
         results.append(_tag(res, got.isolation))
     return results
+
+
+def _detail(exc: BaseException) -> str:
+    """A WorkerFailed's text: marked where engine/workers.py words it, else shown as is (a technical detail)."""
+    text = str(exc)
+    return text if i18n.START in text else verbatim(text)
 
 
 def outcome_message(outcome: dict, filename: str) -> str:
@@ -187,7 +193,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                 worker = warm_workers.warm_worker(k)
             except WorkerFailed as exc:
                 got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
-                                                           error=str(exc)))
+                                                           error=_detail(exc)))
                        for e in exercises]
             else:
                 got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
