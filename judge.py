@@ -14,6 +14,7 @@
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
     python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
 Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
+Language: --lang zh (or en) before or after any command; else GRADING_LANG, else the locale (LANG=zh_CN.UTF-8).
 Exit code 0 only when everything graded passed.
 """
 from __future__ import annotations
@@ -25,6 +26,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
+
+from grading.i18n import LANGUAGES, _, show  # noqa: E402  (after the course folder is on the path)
+from grading.model import status_text  # noqa: E402
+
+
+def say(text: str = "", **kwargs) -> None:
+    """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
+    print(show(text), **kwargs)
 
 COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
 
@@ -41,15 +50,15 @@ def cmd_grade(args) -> int:
 
     source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
     if not source.is_dir():
-        print(f"No folder {source}. Run the judge from the course folder, or pass --source DIR.")
+        say(_("No folder {folder}. Run the judge from the course folder, or pass --source DIR.", folder=str(source)))
         return 2
     start = time.perf_counter()
     printer = console.ConsolePrinter(_titles(load_chapters()), verbose=not args.quiet, source=source)
-    print(f"Learner code runs in: {detect()}", flush=True)
+    say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
     printer.totals(results)
     seconds = time.perf_counter() - start
-    print(f"Graded {source} in {seconds:.1f} s.")
+    say(_("Graded {folder} in {seconds:.1f} s.", folder=str(source), seconds=seconds))
     notes = None  # which failures come from another of the learner's functions: read once for every report
     if args.json or args.gradescope or args.classroom:
         from grading import dependencies
@@ -78,24 +87,24 @@ def cmd_class(args) -> int:
     folder = Path(args.class_dir)
     students = sorted(p for p in folder.iterdir() if (p / "exercises").is_dir()) if folder.is_dir() else []
     if not students:
-        print(f"No student folders in {folder}: expected {folder}/<student>/exercises/.")
+        say(_("No student folders in {folder}: expected {folder}/<student>/exercises/.", folder=str(folder)))
         return 2
-    print(f"Learner code runs in: {detect()}", flush=True)
+    say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     class_start = time.perf_counter()
     finished: list[str] = []
 
     def on_done(i: int, _source: Path, results: list) -> None:  # called from the scheduler's checking thread, once per student
         finished.append(students[i].name)
         now = time.perf_counter()
-        print(f"[{len(finished)}/{len(students)}] {students[i].name}\n"
-              + progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
-                              now - class_start), flush=True)
+        say(f"[{len(finished)}/{len(students)}] {students[i].name}\n"
+            + progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
+                            now - class_start), flush=True)
 
     try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
         graded = scheduler.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
                                    on_done=on_done, blocked_extra=[folder])
     except Exception as exc:  # a failure of the judge itself, never one student's code
-        print(f"Could not grade the class: {exc}")
+        say(_("Could not grade the class: {error}", error=str(exc)))
         return 2
     rows = {s.name: results for s, results in zip(students, graded)}
     gradebook = Path(args.gradebook or "gradebook.csv")
@@ -115,7 +124,15 @@ def cmd_check(args) -> int:
     from tools import mutants  # every plausible wrong answer in mutants/ must fail too (issue 14)
 
     start = time.perf_counter()
-    stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb)
+    from grading import i18n
+    from grading.catalog import load_chapters
+
+    stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
+                                       lang=i18n.MARKED)  # checked for untranslated text, then shown in English
+    modules = {c.number: c.module for c in load_chapters()}
+    untranslated = sorted({leak for r in stubs + sols if i18n.has_catalog(modules[r.chapter])
+                           for leak in i18n.untranslated(r, "zh")})
+    stubs, sols = [i18n.localize(r, "en") for r in stubs], [i18n.localize(r, "en") for r in sols]
     problems = [f"stub {r.name} passes its checks; it must not" for r in stubs if r.passed]
     problems += [f"stub {r.name} is '{r.status}'; an untouched stub must be 'not attempted'"
                  for r in stubs if r.status not in ("not attempted", "passed")]
@@ -127,6 +144,8 @@ def cmd_check(args) -> int:
     proved, notes = mutants.prove(args.target, memory_mb=args.memory_mb)
     per_exercise = mutants.counts()
     problems += mutants.problems(proved, None if args.target else per_exercise)
+    problems += [f"no Chinese for: {leak[:200]!r} (python -m tools.messages update, translate, compile)"
+                 for leak in untranslated]
     for r in sols:
         mine = [m for m in proved if m.mutant.exercise == r.name]
         killed = f"mutants: {sum(m.ok for m in mine)}/{per_exercise[r.name]} fail" if r.name in per_exercise else ""
@@ -153,10 +172,11 @@ def cmd_progress(args) -> int:
     for chapter in chapters:
         mine = [r for r in results if r.chapter == chapter.number]
         if mine:
-            print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py)")
+            say(_("Chapter {chapter}: {title}", chapter=chapter.number, title=chapter.title)
+                + f"   (exercises/{chapter.module}.py)")
             for r in mine:
-                print(f"  {'✓' if r.passed else '·'} {r.name:<28} {r.status}")
-    print("\n" + "\n".join(progress_lines(results, chapters)))
+                say(f"  {'✓' if r.passed else '·'} {r.name:<28} " + status_text(r.status))
+    say("\n" + "\n".join(progress_lines(results, chapters)))
     return 0
 
 
@@ -172,15 +192,17 @@ def cmd_list(args) -> int:
         got = sum(s.points for _, s in scored if s)
         top = sum(points.max_points(e) for e in chapter.exercises)
         course = [course[0] + got, course[1] + top]
-        print(f"Chapter {chapter.number}: {chapter.title}   (exercises/{chapter.module}.py, "
-              f"{points.fmt(got)}/{points.fmt(top)} points)")
+        say(_("Chapter {chapter}: {title}", chapter=chapter.number, title=chapter.title)
+            + f"   (exercises/{chapter.module}.py, " + _("{points}/{top} points", points=points.fmt(got),
+                                                           top=points.fmt(top)) + ")")
         for e, s in scored:
-            status = results[e.name].status if e.name in results else ""
+            status = show(status_text(results[e.name].status)) if e.name in results else ""
             pts = f"{points.fmt(s.points) if s else '-'}/{points.fmt(points.max_points(e))}"
-            kind = " (1 per question)" if e.partial_credit and e.is_quiz else (" (partial credit)" if e.partial_credit else "")
-            print(f"  {e.name:<26} {status:<14} {pts:>6} pts{kind:<17} {e.summary}")
-    print(f"\nCourse: {points.fmt(course[0])}/{points.fmt(course[1])} points. A coding exercise scores all or nothing "
-          "unless marked partial credit; a quiz scores per question.")
+            kind = (_("(1 per question)") if e.partial_credit and e.is_quiz
+                    else (_("(partial credit)") if e.partial_credit else ""))
+            say(f"  {e.name:<26} {status:<14} {pts:>6} " + _("pts") + f" {show(kind):<16} " + e.summary)
+    say("\n" + _("Course: {points}/{top} points. A coding exercise scores all or nothing unless marked partial "
+                 "credit; a quiz scores per question.", points=points.fmt(course[0]), top=points.fmt(course[1])))
     return 0
 
 
@@ -190,9 +212,10 @@ def cmd_hint(args) -> int:
     for chapter in load_chapters():
         for e in chapter.exercises:
             if e.name == args.target:
-                print(f"{e.name} (chapter {chapter.number}): {e.summary}\nHint: {e.hint}")
+                say(_("{name} (chapter {chapter}): {summary}", name=e.name, chapter=chapter.number, summary=e.summary)
+                    + "\n" + _("Hint: {hint}", hint=e.hint))
                 return 0
-    print(f"No exercise called {args.target!r}. Try: python judge.py list")
+    say(_("No exercise called {name}. Try: python judge.py list", name=repr(args.target)))
     return 2
 
 
@@ -215,8 +238,8 @@ def cmd_gradescope_package(args) -> int:
 
     path = Path(args.target or "autograder.zip")
     names = build_package(path)
-    print(f"Wrote {path} ({len(names)} files, {path.stat().st_size // 1024} KB): upload it as the assignment's "
-          "autograder in Gradescope (Configure Autograder > Zip file upload).")
+    say(_("Wrote {path} ({n} files, {kb} KB): upload it as the assignment's autograder in Gradescope (Configure "
+          "Autograder > Zip file upload).", path=str(path), n=len(names), kb=path.stat().st_size // 1024))
     return 0
 
 
@@ -247,8 +270,28 @@ def cmd_handout(argv: list[str]) -> int:
     return handout_main(argv)
 
 
+def take_lang(argv: list[str]) -> list[str]:
+    """Take `--lang X` / `--lang=X` out of argv (it works before or after any command, the hand-out's included)
+    and make X the language of everything the judge says, through GRADING_LANG (grading/i18n.py)."""
+    import os
+
+    rest, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--lang" or a.startswith("--lang="):
+            value = a.split("=", 1)[1] if "=" in a else (argv[i + 1] if i + 1 < len(argv) else "")
+            i += 1 if "=" in a else 2
+            if value not in LANGUAGES:
+                raise SystemExit(f"--lang: choose one of {', '.join(LANGUAGES)} (got {value!r})")
+            os.environ["GRADING_LANG"] = value
+            continue
+        rest.append(a)
+        i += 1
+    return rest
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = take_lang(sys.argv[1:] if argv is None else list(argv))
     if argv[:1] == ["handout"]:
         return cmd_handout(argv[1:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -267,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lms", choices=["canvas", "moodle"], default="canvas", help="format of --lms-csv (default canvas)")
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
+    p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
+                   "else the locale); teacher files keep their English column names")
     args = p.parse_args(argv)
     console_safe()
     words = list(args.words)

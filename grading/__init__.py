@@ -15,13 +15,16 @@ def check(target: str | None = None, **kwargs):
 def show_quiz(chapter: str) -> None:
     """Print a chapter's quiz questions (answers go into the QUIZ dict of its exercise file)."""
     from .catalog import find_chapter, load_chapters
+    from .i18n import _, show
 
     c = find_chapter(load_chapters(), chapter)
     if c is None or not c.quiz:
-        print(f"Chapter {chapter} has no quiz yet.")
+        print(show(_("Chapter {chapter} has no quiz yet.", chapter=chapter)))
         return
-    print(f"Chapter {c.number} quiz: answer in exercises/{c.module}.py, e.g. QUIZ = {{1: 'b', 2: 'a'}}")
+    file = "exercises/" + c.module + ".py"
+    print(show(_("Chapter {chapter} quiz: answer in {file}, e.g. QUIZ = {example}", chapter=c.number, file=file,
+                 example="{1: 'b', 2: 'a'}")))
     for q in c.quiz:
-        print(f"\n{q.id}. {q.text}")
+        print(f"\n{q.id}. " + show(q.text))
         for key, text in q.choices.items():
-            print(f"   {key}) {text}")
+            print(f"   {key}) " + show(text))

@@ -9,7 +9,8 @@ import ast
 from pathlib import Path
 from typing import Iterable
 
-from .model import NOT_ATTEMPTED, ExerciseResult
+from .i18n import _
+from .model import NOT_ATTEMPTED, ExerciseResult, status_text
 
 
 def exercise_calls(learner_file: Path, names: Iterable[str]) -> dict[str, list[str]]:
@@ -61,11 +62,12 @@ def note_text(result: ExerciseResult, failing: list[ExerciseResult]) -> str:
     notes = []
     for dep in failing:
         if dep.status == NOT_ATTEMPTED:
-            notes.append(f"{result.name} calls your {dep.name}, which is not written yet (it raises "
-                         f"NotImplementedError); write {dep.name} first")
+            notes.append(_("{name} calls your {dep}, which is not written yet (it raises NotImplementedError); "
+                           "write {dep} first", name=result.name, dep=dep.name))
         else:
-            notes.append(f"{result.name} calls your {dep.name}, which fails its own checks ({dep.status}); "
-                         f"fix {dep.name} first, this exercise may pass once it does")
+            notes.append(_("{name} calls your {dep}, which fails its own checks ({status}); fix {dep} first, this "
+                           "exercise may pass once it does", name=result.name, dep=dep.name,
+                           status=status_text(dep.status)))
     return ("; ".join(notes) + ".") if notes else ""
 
 

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .i18n import _, show, verbatim
+
 
 def find_submitted(submission: Path, wanted: list[str]) -> dict[str, Path]:
     """File name -> the submitted file for each exercise file found anywhere in the submission: one in a folder
@@ -31,7 +33,7 @@ def find_submitted(submission: Path, wanted: list[str]) -> dict[str, Path]:
         rank = 0 if p.parent.name == "exercises" else (1 if len(rel.parts) == 1 else 2)
         if p.name not in found or rank < found[p.name][0]:
             found[p.name] = (rank, p)
-    return {name: p for name, (_, p) in found.items()}
+    return {name: p for name, (_rank, p) in found.items()}
 
 
 def _fallback(path: Path, error: str, seconds: float) -> None:
@@ -65,13 +67,13 @@ def run(root: Path, judge_args: list[str]) -> int:
     try:
         json.loads(results.read_text(encoding="utf-8"))["tests"]
     except Exception:
-        _fallback(results, f"The judge exited with code {proc.returncode} without writing results.\n"
-                           + (proc.stdout + proc.stderr)[-3000:], time.perf_counter() - start)
+        _fallback(results, _("The judge exited with code {code} without writing results.", code=proc.returncode)
+                  + "\n" + verbatim((proc.stdout + proc.stderr)[-3000:]), time.perf_counter() - start)
         return 1
     if not found:
         data = json.loads(results.read_text(encoding="utf-8"))
-        data["output"] = (f"No exercise files were found in the submission (expected {', '.join(wanted)}, "
-                          "for example in an exercises/ folder).\n\n" + data["output"])
+        data["output"] = show(_("No exercise files were found in the submission (expected {files}, for example in "
+                                "an exercises/ folder).", files=", ".join(wanted))) + "\n\n" + data["output"]
         results.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
 

@@ -80,28 +80,29 @@ def catalog(lang: str) -> dict[str, str]:
 
 
 def _split(text: str):
-    """Yield ('raw', s), ('msg', msgid, kwargs) and ('verbatim', s) pieces of a marked string, in order."""
+    """Yield ('raw', s, start), ('msg', msgid, kwargs, start) and ('verbatim', s, start) pieces of a marked string,
+    in order (start: where the piece begins in `text`)."""
     i = 0
     while i < len(text):
         j = min((p for p in (text.find(START, i), text.find(VERBATIM, i)) if p >= 0), default=-1)
         if j < 0:
-            yield ("raw", text[i:])
+            yield ("raw", text[i:], i)
             return
         if j > i:
-            yield ("raw", text[i:j])
+            yield ("raw", text[i:j], i)
         k = text.find(END, j + 1)
         if k < 0:  # a broken mark: show the rest without marks rather than fail
-            yield ("raw", strip_marks(text[j:]))
+            yield ("raw", strip_marks(text[j:]), j)
             return
         body = text[j + 1:k]
         if text[j] == VERBATIM:
-            yield ("verbatim", body)
+            yield ("verbatim", body, j)
         else:
             try:
                 msgid, kwargs = json.loads(body)
-                yield ("msg", msgid, kwargs)
+                yield ("msg", msgid, kwargs, j)
             except (ValueError, TypeError):
-                yield ("raw", strip_marks(body))
+                yield ("raw", strip_marks(body), j)
         i = k + 1
 
 
@@ -168,6 +169,33 @@ def language(explicit: str | None = None) -> str:
     return "en"
 
 
+def show(text: str, lang: str | None = None) -> str:
+    """`text` rendered in `lang`, or in the language chosen by GRADING_LANG or the locale (see `language`)."""
+    return render(text, language(lang))
+
+
+def render_all(data, lang: str):
+    """`data` (JSON-like: dicts, lists, strings) with every string rendered in `lang`."""
+    if isinstance(data, str):
+        return render(data, lang)
+    if isinstance(data, dict):
+        return {k: render_all(v, lang) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [render_all(v, lang) for v in data]
+    return data
+
+
+def untranslated(result, lang: str = "zh") -> list[str]:
+    """`leaks` of a marked ExerciseResult: its name, message and every case's name and message."""
+    texts = [result.name, result.message, *(t for c in result.cases for t in (c.name, c.message))]
+    return [leak for text in texts for leak in leaks(text, lang)]
+
+
+def has_catalog(domain: str, lang: str = "zh") -> bool:
+    """Whether `domain` (a chapter module, or "judge") has its compiled `lang` catalog."""
+    return (LOCALE / lang / "LC_MESSAGES" / f"{domain}.mo").exists()
+
+
 def localize(result, lang: str):
     """A copy of an ExerciseResult (or CaseResult) with its name and messages rendered in `lang`."""
     import dataclasses
@@ -177,3 +205,19 @@ def localize(result, lang: str):
     if hasattr(result, "cases"):
         changes["cases"] = [localize(c, lang) for c in result.cases]
     return dataclasses.replace(result, **changes)
+
+
+def find(text: str, msgid: str) -> tuple[str, dict] | None:
+    """(the text before it, its arguments) of the first message `msgid` marked in `text`, else None."""
+    if not isinstance(text, str) or START not in text:
+        return None
+    for piece in _split(text):
+        if piece[0] == "msg" and piece[1] == msgid:
+            return text[:piece[3]], piece[2]
+    return None
+
+
+def label(msgid: str, lang: str) -> str:
+    """The fixed words that open message `msgid` in `lang` (before its first placeholder): how a rendered
+    message is recognised, e.g. "Likely mistake:" or its Chinese."""
+    return catalog(lang).get(msgid, msgid).split("{", 1)[0].strip()

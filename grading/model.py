@@ -12,11 +12,22 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .i18n import N_, _, verbatim
+
 class CheckFailed(Exception):
     """A learner result that does not match the reference; the message teaches."""
 
 
+# How a check names a mistake: checks/compare.py writes it, reports/messages.py reads it back in any language.
+MISTAKE_MSG = N_("Likely mistake: {mistake}")
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
+STATUS_TEXT = {PASSED: N_("passed"), WRONG: N_("wrong answer"), ERROR: N_("error"), TIMEOUT: N_("timeout"),
+               NOT_ATTEMPTED: N_("not attempted")}  # statuses are stable machine values; shown with status_text
+
+
+def status_text(status: str) -> str:
+    """A status as the learner reads it (marked for translation; machine values stay English in teacher files)."""
+    return _(STATUS_TEXT[status]) if status in STATUS_TEXT else status
 
 
 @dataclass
@@ -125,17 +136,21 @@ def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
     def case_for(q: Question) -> Case:
         def check(answers, _inputs):
             if not isinstance(answers, dict):
-                raise CheckFailed("QUIZ must be a dict like {1: 'b', 2: 'a'}.")
+                raise CheckFailed(_("QUIZ must be a dict like {example}.", example="{1: 'b', 2: 'a'}"))
             given = answers.get(q.id, answers.get(str(q.id)))
             if given is None:
                 raise NotImplementedError
             if not isinstance(given, str) or given.strip().lower() not in q.choices:
-                raise CheckFailed(f"Question {q.id}: answer with one of {sorted(q.choices)}, got {given!r}.")
+                raise CheckFailed(_("Question {id}: answer with one of {choices}, got {given}.", id=q.id,
+                                    choices=str(sorted(q.choices)), given=verbatim(repr(given))))
             if quiz_hash(chapter, q.id, given) != q.answer_hash:
-                raise CheckFailed(f"Question {q.id}: {given!r} is not right. {q.review}")
+                raise CheckFailed(_("Question {id}: {given} is not right. {review}", id=q.id,
+                                    given=verbatim(repr(given)), review=q.review))
 
-        return Case(f"question {q.id}", lambda: (), check, call="quiz", points=q.points)
+        return Case(_("question {id}", id=q.id), lambda: (), check, call="quiz", points=q.points)
 
-    hint = "Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {1: 'b', 2: 'd'}."
-    return Exercise(f"quiz{chapter}", f"Chapter {chapter} quiz", [case_for(q) for q in questions], hint, is_quiz=True,
+    hint = _("Answer in the QUIZ dict at the bottom of the exercise file, e.g. QUIZ = {example}.",
+             example="{1: 'b', 2: 'd'}")
+    return Exercise(f"quiz{chapter}", _("Chapter {chapter} quiz", chapter=chapter), [case_for(q) for q in questions],
+                    hint, is_quiz=True,
                     points=sum(q.points for q in questions), partial_credit=True)  # a quiz scores per question

@@ -7,17 +7,20 @@ and messages, on a warm worker kept for the session, and show the result as a co
 from __future__ import annotations
 
 import html
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import i18n
+from .i18n import _
 from .catalog import load_chapters
 from .engine import scheduler
 from .engine.checker import Checker
-from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult
+from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult, status_text
 from .reports.console import progress_lines
-from .reports.messages import MISTAKE_MARK, case_mistake
+from .reports.messages import case_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 _checker: Checker | None = None  # inputs and verdicts, built once per session
@@ -36,6 +39,10 @@ class CheckResult:
     seconds: float = 0.0
     isolation: str = ""
     chapters: list = field(default_factory=list, repr=False)
+    lang: str = "en"  # the language of its table and text (grading/i18n.py)
+
+    def _t(self, text: str) -> str:
+        return i18n.render(text, self.lang)
 
     @property
     def passed(self) -> bool:
@@ -55,7 +62,8 @@ class CheckResult:
         if case_mistake(c):
             return ""
         other = next((o for o in r.cases if not o.passed and case_mistake(o)), None)
-        return f"\n{MISTAKE_MARK} {case_mistake(other)} (case '{other.name}' tells it apart)" if other else ""
+        return "\n" + _("Likely mistake: {mistake} (case '{case}' tells it apart)", mistake=case_mistake(other),
+                        case=other.name) if other else ""
 
     def _left(self) -> list[str]:
         return [r.name for r in self.results if not r.passed]
@@ -64,37 +72,45 @@ class CheckResult:
         lines = []
         for r in self.results:
             marks = "".join("✓" if c.passed else "✗" for c in r.cases)
-            lines.append(f"{'✓' if r.passed else '✗'} {r.chapter} {r.name:<28} {r.status:<14} {marks}")
+            status = self._t(status_text(r.status))
+            lines.append(f"{'✓' if r.passed else '✗'} {r.chapter} {r.name:<28} {_pad(status, 14)} {marks}")
         first = self._first_failure()
         if first:
             r, c = first
-            message = c.message + self._named_elsewhere(first)
-            lines.append(f"\nFirst failure: {r.name}, case '{c.name}':\n  " + message.replace("\n", "\n  "))
+            message = self._t(c.message + self._named_elsewhere(first))
+            lines.append("\n" + self._t(_("First failure: {name}, case '{case}':", name=r.name, case=c.name))
+                         + "\n  " + message.replace("\n", "\n  "))
         if self.target is None:
-            lines.append("\n" + "\n".join(progress_lines(self.results, self.chapters)))
+            lines.append("\n" + self._t("\n".join(progress_lines(self.results, self.chapters))))
         done = sum(r.passed for r in self.results)
-        lines.append(f"\n{done}/{len(self.results)} passed in {self.seconds:.1f} s (isolation: {self.isolation}).")
+        lines.append("\n" + self._t(_("{done}/{n} passed in {seconds:.1f} s (isolation: {isolation}).", done=done,
+                                      n=len(self.results), seconds=self.seconds, isolation=self.isolation)))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         rows = []
         for r in self.results:
-            marks = "".join(f"<span title='{html.escape(c.name, quote=True)}' style='color:{'#2a2' if c.passed else '#c22'}'>"
+            marks = "".join(f"<span title='{html.escape(self._t(c.name), quote=True)}' "
+                            f"style='color:{'#2a2' if c.passed else '#c22'}'>"
                             f"{'✓' if c.passed else '✗'}</span>" for c in r.cases)
             colour = "#2a2" if r.passed else ("#888" if r.status == NOT_ATTEMPTED else "#c22")
             rows.append(f"<tr><td>{r.chapter}</td><td><code>{html.escape(r.name)}</code></td>"
-                        f"<td style='color:{colour}'>{html.escape(r.status)}</td><td>{marks}</td></tr>")
-        out = ["<table style='max-width:100%'><tr><th>ch</th><th>exercise</th><th>status</th><th>cases</th></tr>", *rows, "</table>"]
+                        f"<td style='color:{colour}'>{html.escape(self._t(status_text(r.status)))}</td>"
+                        f"<td>{marks}</td></tr>")
+        head = "".join(f"<th>{html.escape(self._t(h))}</th>" for h in (_("ch"), _("exercise"), _("status"), _("cases")))
+        out = [f"<table style='max-width:100%'><tr>{head}</tr>", *rows, "</table>"]
         first = self._first_failure()
         if first:
             r, c = first
-            out.append(f"<p><b>First failure</b>: <code>{html.escape(r.name)}</code>, case "
-                       f"<i>{html.escape(c.name)}</i></p>{PRE}{html.escape(c.message + self._named_elsewhere(first))}</pre>")
+            name, case = "<code>" + html.escape(r.name) + "</code>", "<i>" + html.escape(self._t(c.name)) + "</i>"
+            out.append("<p>" + self._t(_("<b>First failure</b>: {name}, case {case}", name=name, case=case)) + "</p>"
+                       + f"{PRE}{html.escape(self._t(c.message + self._named_elsewhere(first)))}</pre>")
         if self.target is None:
-            out.append(PRE + html.escape("\n".join(progress_lines(self.results, self.chapters))) + "</pre>")
+            out.append(PRE + html.escape(self._t("\n".join(progress_lines(self.results, self.chapters)))) + "</pre>")
         done = sum(r.passed for r in self.results)
-        out.append(f"<p>{done}/{len(self.results)} passed in {self.seconds:.1f} s "
-                   f"(isolation: {html.escape(self.isolation)})</p>")
+        out.append("<p>" + html.escape(self._t(_("{done}/{n} passed in {seconds:.1f} s (isolation: {isolation}).",
+                                                 done=done, n=len(self.results), seconds=self.seconds,
+                                                 isolation=self.isolation))) + "</p>")
         return "\n".join(out)
 
 
@@ -105,11 +121,41 @@ def reset_session() -> None:
         _checker = None
 
 
-def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = 6144) -> CheckResult:
+def notebook_language() -> str | None:
+    """The language of the notebook this kernel runs: notebooks/<lang>/... (JupyterLab gives the kernel its
+    notebook's path as JPY_SESSION_NAME, and ipykernel as `__session__`; a kernel starts in its notebook's folder),
+    or None outside a translated notebook."""
+    places = [os.environ.get("JPY_SESSION_NAME", "")]
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        places.append(str(shell.user_ns.get("__session__", "")) if shell is not None else "")
+    except ImportError:
+        pass
+    places.append(os.getcwd())
+    for place in places:
+        parts = Path(place).parts if place else ()
+        for i, part in enumerate(parts[:-1]):
+            if part == "notebooks" and parts[i + 1] in i18n.LANGUAGES:
+                return parts[i + 1]
+    return None
+
+
+def check_language(lang: str | None = None) -> str:
+    """check()'s language: `lang`, else GRADING_LANG, else the notebook's (notebooks/zh/ -> zh), else the locale."""
+    if lang or os.environ.get("GRADING_LANG"):
+        return i18n.language(lang)
+    return notebook_language() or i18n.language()
+
+
+def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = 6144,
+          lang: str | None = None) -> CheckResult:
     """Grade `target` (an exercise name, a chapter number like "04", or everything) in `source`
     (default: the course's exercises/ folder), exactly as `python judge.py` would.
 
-    The first call starts a warm sandboxed worker (a few seconds); later calls reuse it.
+    The first call starts a warm sandboxed worker (a few seconds); later calls reuse it. `lang` ("en" or "zh"):
+    the language of the answer; by default a notebook under notebooks/zh/ answers in Chinese (check_language).
     """
     global _checker
     from .engine.sandbox import detect
@@ -120,7 +166,15 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
         _checker = _checker or Checker()
         chapters = load_chapters()
         try:
-            results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker)
+            results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker, lang=i18n.MARKED)
         except SystemExit as exc:  # an unknown name: say so in the notebook without stopping the kernel
             raise ValueError(str(exc)) from None
-    return CheckResult(results, target, time.perf_counter() - start, detect().name, chapters)
+    shown = check_language(lang)
+    return CheckResult([i18n.localize(r, shown) for r in results], target, time.perf_counter() - start,
+                       detect().name, chapters, shown)
+
+
+def _pad(text: str, width: int) -> str:
+    from .reports.console import _pad as pad
+
+    return pad(text, width)

@@ -58,12 +58,18 @@ def test_the_grading_package_has_no_import_cycle():
 
 
 def test_the_worker_imports_nothing_of_grading_outside_its_folder():
-    """bubblewrap mounts grading/worker/ (and the package's __init__) only: anything else would not be there."""
+    """bubblewrap mounts grading/worker/ (and the package's __init__ and the message marks, i18n.py) only: anything
+    else would not be there."""
+    from grading.engine.sandbox import COURSE_CODE
+
     graph = _graph()
     worker = {m: deps for m, deps in graph.items() if m.startswith("grading.worker")}
     assert len(worker) >= 8
-    outside = {m: sorted(d for d in deps if not d.startswith("grading.worker")) for m, deps in worker.items()}
+    outside = {m: sorted(d for d in deps if not d.startswith("grading.worker") and d != "grading.i18n")
+               for m, deps in worker.items()}
     assert not any(outside.values()), outside
+    assert GRADING / "i18n.py" in COURSE_CODE and not [d for d in graph.get("grading.i18n", ()) if
+                                                       d.startswith("grading")]  # a leaf: it needs nothing else
 
 
 def test_reports_and_the_result_model_import_no_torch():

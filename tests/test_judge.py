@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from answers import solution_source
 
-from grading import model
+from grading import i18n, model
 from grading.engine import scheduler
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +34,12 @@ def result(results, name):
 
 
 def grade_backward(tmp_path, body, **kw):
-    return result(scheduler.grade(student(tmp_path, body), NO_MODEL, **kw), NO_MODEL)
+    """The result, checked to reach a Chinese reader entirely from the catalog (once chapter 01 has one), then in
+    English: every crashing, hanging or wrong answer below doubles as a test of the translations."""
+    r = result(scheduler.grade(student(tmp_path, body), NO_MODEL, lang=i18n.MARKED, **kw), NO_MODEL)
+    if i18n.has_catalog("ch01_embeddings"):
+        assert i18n.untranslated(r, "zh") == [], i18n.untranslated(r, "zh")
+    return i18n.localize(r, "en")
 
 
 def test_reference_solution_passes(tmp_path):

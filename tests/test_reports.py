@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import torch
+
+from grading import i18n
 import yaml
 
 from grading.catalog import load_chapters
@@ -52,7 +54,7 @@ def mistake_message(mistake: str) -> str:
     try:
         expect_tensor(got, torch.ones(3), "gradient of E", mistakes=[(mistake, torch.zeros(3))])
     except CheckFailed as exc:
-        return str(exc)
+        return i18n.render(str(exc), "en")  # as grade() gives it (in English here)
     raise AssertionError("expect_tensor accepted a wrong tensor")
 
 
@@ -110,10 +112,10 @@ def test_named_mistake_is_taken_out_of_the_message():
 
 
 def test_error_labels_for_the_summary():
-    assert error_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR)) == "SyntaxError at import"
+    assert en_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR)) == "SyntaxError at import"
     raised = "your code raised an error:\n  File \"x.py\", line 2, in f\nValueError: my own bug"
-    assert error_label(result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])) == "ValueError"
-    assert error_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
+    assert en_label(result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])) == "ValueError"
+    assert en_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
 
 
 def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
@@ -137,7 +139,7 @@ def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
     assert graph == {"softmax": [], "top_p_filter": ["softmax"]}
     broken = {"softmax": result("04", "softmax", WRONG, [("a", False, mistake_message("no max shift"))]),
               "top_p_filter": result("04", "top_p_filter", WRONG, [("a", False, "x")])}
-    note = dependencies.dependency_note(broken["top_p_filter"], graph, broken)
+    note = i18n.render(dependencies.dependency_note(broken["top_p_filter"], graph, broken), "en")
     assert "top_p_filter calls your softmax, which fails its own checks" in note and "fix softmax first" in note
     assert dependencies.dependency_note(broken["softmax"], graph, broken) == ""
     (tmp_path / "bad.py").write_text("def oops(:\n")
@@ -326,7 +328,8 @@ def test_class_summary_counts_passes_mistakes_and_errors(tmp_path):
     (s,) = summary.summarize(rows)
     assert (s.students, s.passed, s.not_attempted) == (4, 1, 0)
     assert s.mistakes == {"repeated ids overwrote each other.": 2}  # students, not cases
-    assert s.errors == {"SyntaxError at import": 1} and s.mean_points == 0.75
+    assert {i18n.render(e, "en"): n for e, n in s.errors.items()} == {"SyntaxError at import": 1}
+    assert s.mean_points == 0.75
     md = summary.to_markdown([s])
     assert "| 01 | embedding_backward | 1/4 | 0 | 0.75/3 |" in md and "2 students, mistake: repeated ids" in md
     assert "| 01 | 0.75/3 |" in md and "| all | 0.75/3 |" in md
@@ -609,3 +612,8 @@ def test_every_report_says_which_isolation_was_in_force(tmp_path):
     assert 'isolation="bubblewrap"' in (tmp_path / "j.xml").read_text()
     md = feedback.to_markdown(feedback.blocks("alice", [sandboxed], {"01": "Embedding lookup"}))
     assert "Your code ran isolated by: bubblewrap." in md
+
+
+def en_label(result) -> str:
+    """error_label as an English reader gets it (labels are marked for translation)."""
+    return i18n.render(error_label(result), "en")

@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grading import catalog, model
+from grading import catalog, i18n, model
+from grading.reports.messages import split_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 MUTANTS = REPO / "mutants"
@@ -53,6 +54,8 @@ class MutantResult:
     ok: bool
     problem: str = ""
     named: str = ""  # the mistakes the judge NAMED for it ("Likely mistake: ..." lines), one per line
+    named_zh: str = ""  # the same in Chinese, rendered from the same run
+    own_zh: str = ""  # the Chinese of the named mistake that carries its EXPECT (the cross test in Chinese)
 
 
 class MutantFormatError(ValueError):
@@ -139,22 +142,46 @@ def rounds(mutants: list[Mutant]) -> list[dict[str, list[Mutant]]]:
 MISTAKE_MARK = "Likely mistake:"  # how a check names a mistake (grading.compare.named_mistake)
 
 
+def translated(module: str, lang: str = "zh") -> bool:
+    """Whether chapter `module` has its `lang` catalog yet (the Chinese check applies from then on)."""
+    return i18n.has_catalog(module, lang)
+
+
+def _named(messages: list[str], lang: str) -> list[str]:
+    """The named mistakes of marked `messages`, rendered in `lang`."""
+    return [i18n.render(split_mistake(msg)[1], lang) for msg in messages if split_mistake(msg)[1]]
+
+
 def judge_mutant(m: Mutant, result) -> MutantResult:
-    """Whether the judge's result for the mutant's exercise proves the mutant wrong (and names it)."""
+    """Whether the judge's result for the mutant's exercise proves the mutant wrong and names it, in English (EXPECT)
+    and in Chinese (the message that carries the mistake entirely from the catalog). `result` is marked
+    (grade(..., lang=i18n.MARKED)); a rendered one is checked in English only."""
     if result is None:
         return MutantResult(m, "missing", False, "the judge returned no result for this exercise")
     if result.status == model.PASSED:
         return MutantResult(m, result.status, False, "the mutant PASSES the checks")
     if result.status == model.NOT_ATTEMPTED:
         return MutantResult(m, result.status, False, "the mutant counts as not attempted (NotImplementedError?)")
-    messages = "\n".join(c.message for c in result.cases if not c.passed) + "\n" + result.message
+    marked = [c.message for c in result.cases if not c.passed] + [result.message]
+    english = [i18n.render(msg, "en") for msg in marked]
+    messages = "\n".join(english)
     named = "\n".join(seg.split("\n", 1)[0].strip() for seg in messages.split(MISTAKE_MARK)[1:])
+    named_zh = "\n".join(_named(marked, "zh"))
     if m.expect is not None and m.expect not in messages:
         first = next((c for c in result.cases if not c.passed), None)
-        shown = f"{first.name}: {first.message}" if first else result.message
+        shown = f"{i18n.render(first.name, 'en')}: {i18n.render(first.message, 'en')}" if first else messages
         return MutantResult(m, result.status, False, f"fails, but no message contains {m.expect!r}; first failure: "
-                                                     f"{shown[:600]}", named)
-    return MutantResult(m, result.status, True, "", named)
+                                                     f"{shown[:600]}", named, named_zh)
+    if m.expect is not None and translated(m.chapter_module):
+        carrier = next(msg for msg, en in zip(marked, english) if m.expect in en)
+        untranslated = i18n.leaks(carrier, "zh") if i18n.START in carrier else []
+        if untranslated:
+            return MutantResult(m, result.status, False, f"names its mistake in English, but not all in Chinese: "
+                                                         f"no translation for {untranslated[0][:300]!r}", named,
+                                named_zh)
+    own = [split_mistake(msg)[1] for msg in marked]
+    own_zh = next((i18n.render(k, "zh") for k in own if k and m.expect and m.expect in i18n.render(k, "en")), "")
+    return MutantResult(m, result.status, True, "", named, named_zh, own_zh)
 
 
 def cross_check(results: list[MutantResult]) -> list[MutantResult]:
@@ -166,7 +193,7 @@ def cross_check(results: list[MutantResult]) -> list[MutantResult]:
     for group in by_exercise.values():
         for r in group:
             wrong = [o.mutant for o in group if o is not r and o.mutant.expect and o.mutant.expect != r.mutant.expect
-                     and o.mutant.expect in r.named]
+                     and (o.mutant.expect in r.named or (o.own_zh and o.own_zh in r.named_zh.splitlines()))]
             if wrong and r.ok:
                 r.ok = False
                 r.problem = (f"its message names another mutant's mistake: {wrong[0].expect!r} "
@@ -220,7 +247,8 @@ def prove(target: str | None = None, *, memory_mb: int = 6144, verbose: bool = F
         elif len({m.chapter_module for m in mutants}) == 1:
             target_arg = chapters[mutants[0].chapter_module].number
         # warm workers: every round's folders in one call
-        graded_rounds = scheduler.grade_many(folders, target_arg, memory_mb=memory_mb, checker=checker)
+        graded_rounds = scheduler.grade_many(folders, target_arg, memory_mb=memory_mb, checker=checker,
+                                             lang=i18n.MARKED)  # one run, checked in English and Chinese
         for plan, graded_list in zip(plans, graded_rounds):
             graded = {(res.chapter, res.name): res for res in graded_list}
             for module, ms in plan.items():

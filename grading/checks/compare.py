@@ -6,9 +6,11 @@ from typing import Any, Iterable
 
 import torch
 
-from ..model import CheckFailed
+from ..i18n import N_, _, verbatim
+from ..model import MISTAKE_MSG, CheckFailed  # noqa: F401  (MISTAKE_MSG: named_mistake's, re-exported)
 
 
+RESULT = _("result")  # what a check calls the learner's result unless it names it
 Mistake = tuple[str, Any]  # (name and explanation, the wrong result that mistake produces)
 
 
@@ -20,8 +22,8 @@ def _fmt(x: Any) -> str:
     if isinstance(x, torch.Tensor):
         if x.numel() <= 8:
             return str([round(v, 6) if isinstance(v, float) else v for v in x.flatten().tolist()])
-        return f"tensor of shape {_shape(x)}"
-    return repr(x)
+        return _("tensor of shape {shape}", shape=_shape(x))
+    return verbatim(repr(x))
 
 
 def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> bool:
@@ -40,6 +42,7 @@ def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> boo
         return False
 
 
+POSSIBLE_MSG = N_("Possible causes (this input alone cannot tell them apart; the other cases may):")
 POSSIBLE_MARK = "Possible causes"  # several known mistakes give this very result: none is named
 
 
@@ -64,10 +67,9 @@ def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e
     nothing_finite = isinstance(got, torch.Tensor) and got.numel() > 0 and got.is_floating_point() \
         and not bool(torch.isfinite(got).any())  # NaN/inf everywhere: many mistakes end there
     if len(found) == 1 and not nothing_finite:
-        return f"\n  Likely mistake: {found[0]}"
+        return "\n  " + _(MISTAKE_MSG, mistake=found[0])
     if found:
-        return (f"\n  {POSSIBLE_MARK} (this input alone cannot tell them apart; the other cases may):"
-                + "".join(f"\n  - one possible cause: {f}" for f in found))
+        return "\n  " + _(POSSIBLE_MSG) + "".join("\n  - " + _("one possible cause: {cause}", cause=f) for f in found)
     return ""
 
 
@@ -85,10 +87,9 @@ def _dtype_note(got: torch.Tensor, expected: torch.Tensor) -> str:
             return ""
     except RuntimeError:
         return ""
-    return (f" The values are right; only the dtype differs: return {expected.dtype} (the docstring's dtype, "
-            "usually the input's). "
-            "A .float(), a torch.zeros/torch.tensor without dtype= (float32 by default) or a float64 computation "
-            "that is not cast back changes it.")
+    return _(" The values are right; only the dtype differs: return {dtype} (the docstring's dtype, usually the "
+                   "input's). A .float(), a torch.zeros/torch.tensor without dtype= (float32 by default) or a float64 "
+                   "computation that is not cast back changes it.", dtype=str(expected.dtype))
 
 
 def _digits(a: float, b: float) -> tuple[str, str]:
@@ -108,24 +109,28 @@ def _precision_note(expected: torch.Tensor, g: torch.Tensor, e: torch.Tensor) ->
     eps = torch.finfo(torch.float32).eps
     if float((g - e).abs().max()) > 16 * eps * (float(e.abs().max()) or 1.0):
         return ""
-    return (f" Your values agree with the right ones only to float32 precision (about {eps:.1g} relative): somewhere "
-            "the computation went through float32 (a .float(), a tensor made without dtype=, an accumulator of the "
-            "wrong dtype). This is a precision difference, not logic: keep every step in float64.")
+    return _(" Your values agree with the right ones only to float32 precision (about {eps:.1g} relative): "
+                   "somewhere the computation went through float32 (a .float(), a tensor made without dtype=, an "
+                   "accumulator of the wrong dtype). This is a precision difference, not logic: keep every step in "
+                   "float64.", eps=eps)
 
 
-def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, atol: float = 1e-5,
+def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol: float = 1e-5,
                   rtol: float = 1e-4, check_dtype: bool = True, mistakes: Iterable[Mistake] | None = None) -> None:
     """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
     mistakes = list(mistakes or ())
     if not isinstance(got, torch.Tensor):
-        raise CheckFailed(f"{what}: expected a torch.Tensor, got {type(got).__name__} ({_fmt(got)})."
+        raise CheckFailed(_("{what}: expected a torch.Tensor, got {type} ({value}).", what=what,
+                            type=type(got).__name__, value=_fmt(got))
                           + named_mistake(got, mistakes, atol, rtol, expected))
     if got.shape != expected.shape:
-        raise CheckFailed(f"{what}: expected shape {_shape(expected)}, got {_shape(got)}."
+        raise CheckFailed(_("{what}: expected shape {expected}, got {got}.", what=what, expected=_shape(expected),
+                            got=_shape(got))
                           + named_mistake(got, mistakes, atol, rtol, expected))
     if check_dtype and got.dtype != expected.dtype:
         note = _dtype_note(got, expected)  # values right: only the dtype is wrong, so no value mistake is named
-        raise CheckFailed(f"{what}: expected dtype {expected.dtype}, got {got.dtype}." + note
+        raise CheckFailed(_("{what}: expected dtype {expected}, got {got}.", what=what, expected=str(expected.dtype),
+                            got=str(got.dtype)) + note
                           + ("" if note else named_mistake(got, mistakes, atol, rtol, expected)))
     if expected.numel() == 0:
         return
@@ -137,38 +142,42 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = "result", *, ato
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), expected.shape)) if expected.dim() else ()
     finite = torch.isfinite(g) & torch.isfinite(e)
     diff = (g - e).abs()
-    max_err = f"{float(diff[finite].max()):.3g}" if bool(finite.any()) else "n/a (no finite pairs)"
+    max_err = f"{float(diff[finite].max()):.3g}" if bool(finite.any()) else _("n/a (no finite pairs)")
     bad = int((~close).sum())
     shown_e, shown_g = _digits(e[index].item(), g[index].item())
-    msg = (f"{what}: {bad} of {expected.numel()} values differ. First at index {list(index)}: "
-           f"expected {shown_e}, got {shown_g}. "
-           f"Max abs error over finite values {max_err} (tolerance atol={atol:g}, rtol={rtol:g}).")
+    msg = _("{what}: {bad} of {n} values differ. First at index {index}: expected {expected}, got {got}. Max abs "
+            "error over finite values {max_err} (tolerance atol={atol:g}, rtol={rtol:g}).", what=what, bad=bad,
+            n=expected.numel(), index=str(list(index)), expected=shown_e, got=shown_g, max_err=max_err, atol=atol,
+            rtol=rtol)
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
-        msg += " Your result contains NaN."
+        msg += _(" Your result contains NaN.")
     precision = _precision_note(expected, g, e)
     raise CheckFailed(msg + precision + ("" if precision else named_mistake(got, mistakes, atol, rtol, expected)))
 
 
-def expect_equal(got: Any, expected: Any, what: str = "result", mistakes: Iterable[Mistake] | None = None) -> None:
+def expect_equal(got: Any, expected: Any, what: str = RESULT, mistakes: Iterable[Mistake] | None = None) -> None:
     """Raise CheckFailed unless `got == expected` with the same type family (exact)."""
     same_kind = (isinstance(expected, bool) and isinstance(got, bool)) or (
         not isinstance(expected, bool) and isinstance(expected, int) and isinstance(got, int) and not isinstance(got, bool)
     ) or (not isinstance(expected, (int, bool)) and type(got) is type(expected))
     if same_kind and got == expected:
         return
-    kind = "" if same_kind else f" (expected a {type(expected).__name__}, got a {type(got).__name__})"
+    kind = "" if same_kind else _(" (expected a {expected}, got a {got})", expected=type(expected).__name__,
+                                         got=type(got).__name__)
     note = ""
     if isinstance(expected, int) and not isinstance(expected, bool) and not same_kind:
         if isinstance(got, float):
-            note = (" You returned a float: return an exact Python int (integer arithmetic: * and //, "
-                    "not /; or int(...) at the end).")
+            note = _(" You returned a float: return an exact Python int (integer arithmetic: * and //, not /; "
+                           "or int(...) at the end).")
         elif isinstance(got, torch.Tensor):
-            note = " You returned a tensor: return a Python int (wrap the count in int(...), or use .item())."
+            note = _(" You returned a tensor: return a Python int (wrap the count in int(...), or use .item()).")
     if (same_kind and isinstance(expected, int) and not isinstance(expected, bool) and abs(expected) > 2 ** 53
             and abs(got - expected) <= 4 * math.ulp(float(expected))):
-        note = (" Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a float "
-                "somewhere (/, * 1.0, math.ceil of a fraction, a float literal). Keep it in integers (*, //, divmod).")
-    raise CheckFailed(f"{what}: expected {_fmt(expected)}, got {_fmt(got)}{kind}.{note}"
+        note = _(" Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a "
+                       "float somewhere (/, * 1.0, math.ceil of a fraction, a float literal). Keep it in integers "
+                       "(*, //, divmod).")
+    raise CheckFailed(_("{what}: expected {expected}, got {got}{kind}.", what=what, expected=_fmt(expected),
+                        got=_fmt(got), kind=kind) + note
                       + named_mistake(got, mistakes, expected=expected))
 
 
@@ -178,29 +187,32 @@ def _float_note(got: float, expected: float) -> str:
         return ""
     for decimals in range(7):
         if got == round(expected, decimals) and got != expected:
-            return f" You rounded the result to {decimals} decimals: return it unrounded."
+            return _(" You rounded the result to {decimals} decimals: return it unrounded.", decimals=decimals)
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         if abs(got - expected) <= 2 * torch.finfo(dtype).eps * abs(expected):
-            return (f" Your value agrees with the right one only to {dtype} precision (about "
-                    f"{torch.finfo(dtype).resolution:g} relative): a torch tensor without dtype=torch.float64 "
-                    "computes in float32. Use Python numbers (or float64).")
+            return _(" Your value agrees with the right one only to {dtype} precision (about {resolution:g} "
+                           "relative): a torch tensor without dtype=torch.float64 computes in float32. Use Python "
+                           "numbers (or float64).", dtype=str(dtype), resolution=torch.finfo(dtype).resolution)
     return ""
 
 
-def expect_float(got: Any, expected: float, what: str = "result", *, atol: float = 1e-6, rtol: float = 1e-5,
+def expect_float(got: Any, expected: float, what: str = RESULT, *, atol: float = 1e-6, rtol: float = 1e-5,
                  mistakes: Iterable[Mistake] | None = None, python: bool = False) -> None:
     """Raise CheckFailed unless `got` is a real number close to `expected` (a Python float or int if `python`,
     as a docstring that promises "a Python float" requires; else a one-element tensor is accepted too)."""
     if python and isinstance(got, torch.Tensor):
-        raise CheckFailed(f"{what}: expected a Python float, got a {got.dim()}-d torch.Tensor of {got.dtype}. The "
-                          "docstring promises a Python float: return float(x) (or x.item()), not the tensor.")
+        raise CheckFailed(_("{what}: expected a Python float, got a {dim}-d torch.Tensor of {dtype}. The docstring "
+                            "promises a Python float: return float(x) (or x.item()), not the tensor.", what=what,
+                            dim=got.dim(), dtype=str(got.dtype)))
     if isinstance(got, torch.Tensor) and got.numel() == 1:
         got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float)):
-        raise CheckFailed(f"{what}: expected a number, got {type(got).__name__}." + named_mistake(got, mistakes))
+        raise CheckFailed(_("{what}: expected a number, got {type}.", what=what, type=type(got).__name__)
+                          + named_mistake(got, mistakes))
     if not abs(got - expected) <= atol + rtol * abs(expected):  # written so that NaN fails too
-        raise CheckFailed(f"{what}: expected {expected:.6g}, got {got:.6g} (error {abs(got - expected):.3g}, "
-                          f"tolerance atol={atol:g}, rtol={rtol:g})." + _float_note(got, expected)
+        raise CheckFailed(_("{what}: expected {expected:.6g}, got {got:.6g} (error {error:.3g}, tolerance "
+                            "atol={atol:g}, rtol={rtol:g}).", what=what, expected=expected, got=got,
+                            error=abs(got - expected), atol=atol, rtol=rtol) + _float_note(got, expected)
                           + named_mistake(got, mistakes, atol, rtol, expected))
 
 
@@ -217,9 +229,12 @@ def seeded(seed: int) -> torch.Generator:
 
 
 
-def expect_tuple(got: Any, n: int, what: str = "result") -> tuple:
+def expect_tuple(got: Any, n: int, what: str = RESULT) -> tuple:
     """Raise CheckFailed unless `got` is a tuple (or list) of n items; return it as a tuple."""
     if not isinstance(got, (tuple, list)) or len(got) != n:
-        kind = f"a {type(got).__name__}" + (f" of {len(got)} items" if isinstance(got, (tuple, list)) else "")
-        raise CheckFailed(f"{what}: expected a tuple of {n} items, got {kind}.")
+        if isinstance(got, (tuple, list)):
+            raise CheckFailed(_("{what}: expected a tuple of {n} items, got a {type} of {m} items.", what=what, n=n,
+                                type=type(got).__name__, m=len(got)))
+        raise CheckFailed(_("{what}: expected a tuple of {n} items, got a {type}.", what=what, n=n,
+                            type=type(got).__name__))
     return tuple(got)

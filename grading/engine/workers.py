@@ -14,6 +14,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
+from ..i18n import _, verbatim
 from ..worker import wire
 from . import sandbox
 
@@ -115,14 +116,14 @@ class Worker:
                 self.proc = _spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                    env=full_env, cwd=tempfile.gettempdir(), start_new_session=True)
         except OSError as exc:
-            raise WorkerFailed(f"cannot start the grading worker ({exc})") from None
+            raise WorkerFailed(_("cannot start the grading worker ({error})", error=verbatim(exc))) from None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self._replies: "queue.Queue[tuple[dict, list[bytes]] | BaseException]" = queue.Queue()
         # A thread reads the replies (select() on a pipe does not work on Windows); _receive waits with a timeout.
         threading.Thread(target=self._read_replies, daemon=True, name="grading-replies").start()
-        msg = self._receive(START_TIMEOUT_S, "start")[0]
+        msg = self._receive(START_TIMEOUT_S, _("start"))[0]
         if msg.get("op") != "ready":
-            raise WorkerFailed(f"the grading worker said {msg!r} instead of 'ready'")
+            raise WorkerFailed(_("the grading worker said {reply} instead of 'ready'", reply=verbatim(repr(msg))))
         self.backend = msg.get("backend", "fork")
         atexit.register(self.close)
         return self
@@ -148,11 +149,13 @@ class Worker:
             reply = self._replies.get(timeout=timeout)
         except queue.Empty:
             self.close()
-            raise WorkerFailed(f"the grading worker did not answer within {timeout:.0f} s ({what}).\n{self._log_tail()}")
+            raise WorkerFailed(_("the grading worker did not answer within {seconds:.0f} s ({what}).",
+                                 seconds=timeout, what=what) + "\n" + verbatim(self._log_tail()))
         if isinstance(reply, BaseException):
             self.close()
-            raise WorkerFailed(f"the grading worker stopped ({what}: {reply}; isolation: {self.isolation.name}).\n"
-                               f"{self._log_tail()}") from None
+            raise WorkerFailed(_("the grading worker stopped ({what}: {error}; isolation: {isolation}).", what=what,
+                                 error=verbatim(reply), isolation=self.isolation.name)
+                               + "\n" + verbatim(self._log_tail())) from None
         return reply
 
     def _send(self, message: dict, blobs: list[bytes] = ()) -> None:
@@ -160,7 +163,8 @@ class Worker:
             wire.send_json(self._in, message, blobs)
         except OSError as exc:
             self.close()
-            raise WorkerFailed(f"the grading worker is gone ({exc}).\n{self._log_tail()}") from None
+            raise WorkerFailed(_("the grading worker is gone ({error}).", error=verbatim(exc))
+                               + "\n" + verbatim(self._log_tail())) from None
 
     @property
     def alive(self) -> bool:
@@ -169,17 +173,17 @@ class Worker:
     def send_inputs(self, key: str, blob: bytes) -> None:
         if key not in self.loaded:
             self._send({"op": "inputs", "key": key}, [blob])
-            self._receive(INPUTS_TIMEOUT_S, "receiving inputs")
+            self._receive(INPUTS_TIMEOUT_S, _("receiving inputs"))
             self.loaded.add(key)
 
     def grade(self, request: dict, source: bytes, wait_s: float) -> tuple[dict, list[bytes]]:
         """Send one grading request; (reply, result blobs)."""
         self._ids += 1
         self._send(dict(request, op="grade", id=self._ids), [source])
-        reply, blobs = self._receive(wait_s, "grading")
+        reply, blobs = self._receive(wait_s, _("grading"))
         if reply.get("op") != "graded" or reply.get("id") != self._ids:
             self.close()
-            raise WorkerFailed(f"the grading worker answered out of turn: {str(reply)[:200]}")
+            raise WorkerFailed(_("the grading worker answered out of turn: {reply}", reply=verbatim(str(reply)[:200])))
         return reply, blobs
 
     def close(self) -> None:

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Callable
 from xml.etree import ElementTree as ET
 
-from .. import dependencies
+from .. import dependencies, i18n
+from ..i18n import _
 from . import points
 from .messages import mistakes, shared_message, split_mistake
-from ..model import NOT_ATTEMPTED, PASSED, ExerciseResult
+from ..model import NOT_ATTEMPTED, PASSED, ExerciseResult, status_text
 
 COLORS = {"passed": "32", "wrong answer": "31", "error": "31", "timeout": "33", "not attempted": "90"}
 
@@ -38,12 +39,14 @@ class ConsolePrinter:
     A message every case shares (an import error, a timeout) is printed once, and once per chapter when several
     exercises share it; each named mistake is printed once per exercise with the number of cases it explains.
     verbose=False (-q): one line per exercise. source: the learner's exercises/ folder, to say when a failure
-    comes from another of the learner's functions. write: where lines go (print by default).
+    comes from another of the learner's functions. write: where lines go (print by default). lang: the language
+    of what it prints (grading/i18n.py; None: GRADING_LANG or the locale).
     """
 
     def __init__(self, titles: dict[str, str], verbose: bool = True, source: Path | None = None,
-                 write: Callable[[str], None] = print):
-        self.titles, self.verbose, self.write = titles, verbose, write
+                 write: Callable[[str], None] = print, lang: str | None = None):
+        self.titles, self.verbose, self.lang = titles, verbose, i18n.language(lang)
+        self.write = lambda text: write(i18n.render(text, self.lang))
         self.files = dependencies.learner_files(source)
         self._chapter: str | None = None
         self._seen: dict[str, dict[str, ExerciseResult]] = {}
@@ -69,36 +72,42 @@ class ConsolePrinter:
         """The lines printed for one result."""
         s = points.score(r)
         n_ok = sum(c.passed for c in r.cases)
-        head = f"{r.name:<26} {_color(f'{r.status:<14}', r.status)} {n_ok}/{len(r.cases)} cases  " \
-               f"{points.fmt(s.points)}/{points.fmt(s.max_points)} pts"
+        status = i18n.render(status_text(r.status), self.lang)
+        head = f"{r.name:<26} {_color(_pad(status, 14), r.status)} " + _("{ok}/{n} cases  {points}/{top} pts",
+                                                                          ok=n_ok, n=len(r.cases),
+                                                                          points=points.fmt(s.points),
+                                                                          top=points.fmt(s.max_points))
         if not self.verbose:
             return [f"  {r.chapter} {head}"]
         out = []
         if r.chapter != self._chapter:
             self._chapter = r.chapter
-            out.append(f"\nChapter {r.chapter}: {self.titles.get(r.chapter, '')}")
+            out.append("\n" + _("Chapter {chapter}: {title}", chapter=r.chapter, title=self.titles.get(r.chapter, "")))
         out.append(f"  {head}")
         ok, bad = _marks()
         shared = shared_message(r)
         if r.status == NOT_ATTEMPTED:
-            out.append(f"      {(shared or (r.cases[0].message if r.cases else r.message)).splitlines()[0]}")
+            text = i18n.render(shared or (r.cases[0].message if r.cases else r.message), self.lang)
+            out.append(f"      {(text.splitlines() or [''])[0]}")
         elif shared is not None:
             first = self._shown.setdefault((r.chapter, shared), r.name)
             if first == r.name:
-                out += [f"    {bad} every case failed with:", _indent(shared, 8)]
+                out += [f"    {bad} " + _("every case failed with:"), _indent(i18n.render(shared, self.lang), 8)]
             else:
-                out.append(f"    {bad} every case failed with the same error as {first} above")
+                out.append(f"    {bad} " + _("every case failed with the same error as {first} above", first=first))
         else:
             for c in r.cases:
-                out.append(f"    {ok if c.passed else bad} {c.name:<44} {c.seconds * 1000:8.1f} ms")
+                out.append(f"    {ok if c.passed else bad} {_pad(i18n.render(c.name, self.lang), 44)} "
+                           f"{c.seconds * 1000:8.1f} ms")
                 if not c.passed:
-                    out.append(_indent(split_mistake(c.message)[0], 8))
+                    out.append(_indent(i18n.render(split_mistake(c.message)[0], self.lang), 8))
             for text, n in mistakes(r):
                 failed = sum(not c.passed for c in r.cases)
-                out.append(f"      Likely mistake ({n} of {failed} failing cases): {text}")
+                out.append("      " + _("Likely mistake ({n} of {failed} failing cases): {mistake}", n=n, failed=failed,
+                                        mistake=text))
         note = self.note(r)
         if note:
-            out.append(f"      Note: {note}")
+            out.append("      " + _("Note: {note}", note=note))
         return out
 
     def totals(self, results: list[ExerciseResult]) -> None:
@@ -106,11 +115,20 @@ class ConsolePrinter:
         sc = points.scores(results)
         per = points.chapter_totals(sc)
         if len(per) > 1:
-            self.write("\nPoints per chapter: " + ", ".join(
-                f"{c}: {points.fmt(p)}/{points.fmt(m)}" for c, (p, m) in per.items()))
+            self.write("\n" + _("Points per chapter: {points}", points=", ".join(
+                f"{c}: {points.fmt(p)}/{points.fmt(m)}" for c, (p, m) in per.items())))
         got, top = points.total(sc)
-        self.write(f"\nScore: {sum(r.passed for r in results)}/{len(results)} exercises passed, "
-                   f"{points.fmt(got)}/{points.fmt(top)} points.")
+        self.write("\n" + _("Score: {passed}/{n} exercises passed, {points}/{top} points.",
+                            passed=sum(r.passed for r in results), n=len(results), points=points.fmt(got),
+                            top=points.fmt(top)))
+
+
+def _pad(text: str, width: int) -> str:
+    """`text` padded to `width` columns on a console (a Chinese character takes two)."""
+    import unicodedata
+
+    cols = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - cols)
 
 
 def isolation_of(results: list[ExerciseResult]) -> str:
@@ -145,14 +163,15 @@ def results_record(results: list[ExerciseResult], source: Path | None = None, no
     }
 
 
-def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None) -> None:
-    """A JSON report of one learner's results."""
-    data = {"source": source, **results_record(results, Path(source), notes)}
+def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None,
+            lang: str | None = None) -> None:
+    """A JSON report of one learner's results (keys and statuses stable; messages in `lang`)."""
+    data = i18n.render_all({"source": source, **results_record(results, Path(source), notes)}, i18n.language(lang))
     Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
 def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None,
-                  notes: dict[str, dict] | None = None, summaries: list | None = None) -> None:
+                  notes: dict[str, dict] | None = None, summaries: list | None = None, lang: str | None = None) -> None:
     """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary.
     `notes` (dependencies.notes_by_student) and `summaries` (summary.summarize), when the caller has them."""
     from .summary import summarize
@@ -162,11 +181,13 @@ def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: di
     summaries = summaries if summaries is not None else summarize(rows, sources)
     data = {"students": {name: results_record(rs, sources.get(name), notes.get(name)) for name, rs in rows.items()},
             "summary": [s.as_dict() for s in summaries]}
-    Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
+    Path(path).write_text(json.dumps(i18n.render_all(data, i18n.language(lang)), indent=2), encoding="utf-8")
 
 
-def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge") -> None:
-    """JUnit XML: a suite per chapter, a test case per check case, points as suite properties."""
+def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge", lang: str | None = None) -> None:
+    """JUnit XML: a suite per chapter, a test case per check case, points as suite properties (names and
+    messages in `lang`, statuses stable)."""
+    lang = i18n.language(lang)
     root = ET.Element("testsuites", name=suite_name)
     by_chapter: dict[str, list[ExerciseResult]] = {}
     for r in results:
@@ -184,10 +205,11 @@ def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge
         ET.SubElement(props, "property", name="points", value=points.fmt(p))
         ET.SubElement(props, "property", name="max_points", value=points.fmt(m))
         for r, c in cases:
-            tc = ET.SubElement(suite, "testcase", classname=f"ch{chapter}.{r.name}", name=c.name, time=f"{c.seconds:.4f}")
+            tc = ET.SubElement(suite, "testcase", classname=f"ch{chapter}.{r.name}", name=i18n.render(c.name, lang),
+                               time=f"{c.seconds:.4f}")
             if not c.passed:
                 tag = "skipped" if r.status == NOT_ATTEMPTED else "failure"
-                ET.SubElement(tc, tag, message=r.status).text = c.message
+                ET.SubElement(tc, tag, message=r.status).text = i18n.render(c.message, lang)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
@@ -231,7 +253,8 @@ def write_gradebook(rows: dict[str, list[ExerciseResult]], path: Path) -> None:
 
 
 def progress_lines(results: list[ExerciseResult], chapters: list) -> list[str]:
-    """Per chapter: how many exercises pass, and which are left (what `judge.py progress` prints)."""
+    """Per chapter: how many exercises pass, and which are left (what `judge.py progress` prints); marked lines,
+    rendered by the caller (grading/i18n.py)."""
     by_name = {(r.chapter, r.name): r for r in results}
     lines, total, done = [], 0, 0
     for c in chapters:
@@ -240,8 +263,8 @@ def progress_lines(results: list[ExerciseResult], chapters: list) -> list[str]:
             continue
         ok = [r for r in mine if r.passed]
         total, done = total + len(mine), done + len(ok)
-        left = [f"{r.name} ({r.status})" for r in mine if not r.passed]
-        lines.append(f"Chapter {c.number} {c.title}: {len(ok)}/{len(mine)} done"
-                     + (f"; left: {', '.join(left)}" if left else " ✓"))
-    lines.append(f"Course: {done}/{total} exercises done.")
+        left = [f"{r.name} (" + status_text(r.status) + ")" for r in mine if not r.passed]
+        lines.append(_("Chapter {chapter} {title}: {ok}/{n} done", chapter=c.number, title=c.title, ok=len(ok),
+                       n=len(mine)) + ("; " + _("left: {exercises}", exercises=", ".join(left)) if left else " ✓"))
+    lines.append(_("Course: {done}/{total} exercises done.", done=done, total=total))
     return lines

@@ -6,7 +6,8 @@ import csv
 import json
 from pathlib import Path
 
-from .. import dependencies
+from .. import dependencies, i18n
+from ..i18n import _
 from . import feedback, points
 from ..model import ERROR, TIMEOUT, ExerciseResult
 
@@ -18,45 +19,48 @@ def _test_name(r: ExerciseResult) -> str:
     return f"{r.chapter} {r.name}" + (f": {ex.summary}" if ex else "")
 
 
-def _feedback_text(r: ExerciseResult, note: str) -> str:
-    return feedback.to_markdown(feedback.exercise_blocks(r, note)[1:]) if not r.passed else "Passed."
+def _feedback_text(r: ExerciseResult, note: str, lang: str | None) -> str:
+    return feedback.to_markdown(feedback.exercise_blocks(r, note)[1:], lang) if not r.passed else _("Passed.")
 
 
 def gradescope_results(results: list[ExerciseResult], seconds: float, source: Path | None = None,
-                       error: str = "", notes: dict | None = None) -> dict:
+                       error: str = "", notes: dict | None = None, lang: str | None = None) -> dict:
     """Gradescope's results.json: top-level score, execution_time, output; a test per exercise with name,
-    number, score, max_score, status (passed/failed), output and visibility. `error`: grading itself failed."""
+    number, score, max_score, status (passed/failed), output and visibility. `error`: grading itself failed.
+    What students read is in `lang` (grading/i18n.py); keys and statuses stay as Gradescope reads them."""
     if notes is None:
         notes = dependencies.notes_for(results, dependencies.learner_files(source))
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
-    summary = (f"{points.fmt(got)} / {points.fmt(top)} points; {sum(r.passed for r in results)} of {len(results)} "
-               "exercises passed.\n\n" + "\n".join(f"- chapter {c}: {points.fmt(p)} / {points.fmt(m)} points"
-                                                   for c, (p, m) in per.items()))
+    summary = (_("{points} / {top} points; {passed} of {n} exercises passed.", points=points.fmt(got),
+                 top=points.fmt(top), passed=sum(r.passed for r in results), n=len(results)) + "\n\n"
+               + "\n".join("- " + _("chapter {chapter}: {points} / {top} points", chapter=c, points=points.fmt(p),
+                                    top=points.fmt(m)) for c, (p, m) in per.items()))
     if error:
-        summary = f"The autograder could not grade this submission:\n\n```text\n{error}\n```\n"
+        summary = _("The autograder could not grade this submission:") + f"\n\n```text\n{error}\n```\n"
     tests = []
     for i, (r, s) in enumerate(zip(results, sc), 1):
         tests.append({
             "name": _test_name(r), "number": f"{r.chapter}.{i}", "score": s.points, "max_score": s.max_points,
-            "status": "passed" if r.passed else "failed", "output": _feedback_text(r, notes.get((r.chapter, r.name), "")),
+            "status": "passed" if r.passed else "failed", "output": _feedback_text(r, notes.get((r.chapter, r.name), ""), lang),
             "visibility": "visible",
         })
-    return {"score": got, "execution_time": int(round(seconds)), "output": summary, "output_format": "md",
-            "test_output_format": "md", "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+    return i18n.render_all({"score": got, "execution_time": int(round(seconds)), "output": summary,
+                            "output_format": "md", "test_output_format": "md", "visibility": "visible",
+                            "stdout_visibility": "hidden", "tests": tests}, i18n.language(lang))
 
 
 def write_gradescope(results: list[ExerciseResult], path: Path, seconds: float, source: Path | None = None,
-                     error: str = "", notes: dict | None = None) -> None:
+                     error: str = "", notes: dict | None = None, lang: str | None = None) -> None:
     """Write gradescope_results to `path` (its folder is created)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(gradescope_results(results, seconds, source, error, notes), indent=2),
+    Path(path).write_text(json.dumps(gradescope_results(results, seconds, source, error, notes, lang), indent=2),
                           encoding="utf-8")
 
 
 def classroom_results(results: list[ExerciseResult], source: Path | None = None, seconds: float = 0.0,
-                      error: str = "", notes: dict | None = None) -> dict:
+                      error: str = "", notes: dict | None = None, lang: str | None = None) -> dict:
     """The GitHub Classroom runner result the autograding reporter reads (base64-encoded, from <RUNNER>_RESULTS):
     version 1, status pass/fail/error, max_score, and a test per exercise with name, status, score, message."""
     if notes is None:
@@ -66,20 +70,21 @@ def classroom_results(results: list[ExerciseResult], source: Path | None = None,
     for r, s in zip(results, sc):
         status = "pass" if r.passed else ("error" if r.status in (ERROR, TIMEOUT) else "fail")
         tests.append({"name": _test_name(r), "status": status, "score": s.points,
-                      "message": _feedback_text(r, notes.get((r.chapter, r.name), "")), "line_no": 0,
+                      "message": _feedback_text(r, notes.get((r.chapter, r.name), ""), lang), "line_no": 0,
                       "execution_time": f"{sum(c.seconds for c in r.cases):.2f}s"})
     if error or not results:
         overall = "error"
     else:
         overall = "pass" if all(r.passed for r in results) else "fail"
-    return {"version": 1, "status": overall, "max_score": points.total(sc)[1], "tests": tests,
-            **({"message": error} if error else {})}
+    return i18n.render_all({"version": 1, "status": overall, "max_score": points.total(sc)[1], "tests": tests,
+                            **({"message": error} if error else {})}, i18n.language(lang))
 
 
 def write_classroom(results: list[ExerciseResult], path: Path, source: Path | None = None, error: str = "",
-                    notes: dict | None = None) -> None:
+                    notes: dict | None = None, lang: str | None = None) -> None:
     """Write classroom_results to `path`."""
-    Path(path).write_text(json.dumps(classroom_results(results, source, error=error, notes=notes), indent=2),
+    Path(path).write_text(json.dumps(classroom_results(results, source, error=error, notes=notes, lang=lang),
+                                     indent=2),
                           encoding="utf-8")
 
 
@@ -105,9 +110,9 @@ def write_lms_csv(rows: dict[str, list[ExerciseResult]], path: Path, fmt: str = 
         if fmt == "canvas":
             w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
             w.writerow(["Points Possible", "", "", "", "", points.fmt(top)])
-            for name, (got, _) in totals.items():
+            for name, (got, _top) in totals.items():
                 w.writerow([name, "", "", name, "", points.fmt(got)])
         else:
             w.writerow(["identifier", assignment, "maximum"])
-            for name, (got, _) in totals.items():
+            for name, (got, _top) in totals.items():
                 w.writerow([name, points.fmt(got), points.fmt(top)])

@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from .. import dependencies
+from .. import dependencies, i18n
+from ..i18n import _
 from . import points
 from .messages import mistakes, shared_message, split_mistake
 from .console import isolation_of
-from ..model import NOT_ATTEMPTED, ExerciseResult
+from ..model import NOT_ATTEMPTED, ExerciseResult, status_text
 
 Block = tuple  # ("h1"|"h2"|"h3"|"p"|"pre"|"ul", text or items) or ("table", header, rows)
 MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are counted
@@ -28,16 +29,17 @@ def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
     if notes is None:
         notes = dependencies.notes_for(results, dependencies.learner_files(source))
     out: list[Block] = [
-        ("h1", f"Feedback for {student}"),
-        ("p", f"Total: {points.fmt(got)} / {points.fmt(top)} points; {sum(r.passed for r in results)} of "
-              f"{len(results)} exercises passed."),
-        ("p", f"Your code ran isolated by: {isolation_of(results)}."),
+        ("h1", _("Feedback for {student}", student=student)),
+        ("p", _("Total: {points} / {top} points; {passed} of {n} exercises passed.", points=points.fmt(got),
+                top=points.fmt(top), passed=sum(r.passed for r in results), n=len(results))),
+        ("p", _("Your code ran isolated by: {isolation}.", isolation=isolation_of(results))),
     ]
     for chapter, (p, m) in per.items():
         rs = [(r, s) for r, s in zip(results, sc) if r.chapter == chapter]
-        out.append(("h2", f"Chapter {chapter}: {titles.get(chapter, '')} ({points.fmt(p)} / {points.fmt(m)} points)"))
-        out.append(("table", ["exercise", "status", "cases passed", "points"],
-                    [[r.name, r.status, f"{sum(c.passed for c in r.cases)}/{len(r.cases)}",
+        out.append(("h2", _("Chapter {chapter}: {title} ({points} / {top} points)", chapter=chapter,
+                            title=titles.get(chapter, ""), points=points.fmt(p), top=points.fmt(m))))
+        out.append(("table", [_("exercise"), _("status"), _("cases passed"), _("points")],
+                    [[r.name, status_text(r.status), f"{sum(c.passed for c in r.cases)}/{len(r.cases)}",
                       f"{points.fmt(s.points)} / {points.fmt(s.max_points)}"] for r, s in rs]))
         shown: dict[str, str] = {}  # a message several exercises share (an import error) is written out once
         for r, s in rs:
@@ -51,37 +53,48 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
 
     shown: messages already written out for earlier exercises (message -> exercise), updated here."""
     ex = points.exercise(r.chapter, r.name)
-    out: list[Block] = [("h3", f"{r.name}: {r.status}")]
+    out: list[Block] = [("h3", f"{r.name}: " + status_text(r.status))]
     shared = shared_message(r)
     failed = [c for c in r.cases if not c.passed]
     if r.status == NOT_ATTEMPTED:
-        out.append(("p", "Not attempted yet: the function still raises NotImplementedError, or the answer is missing."))
+        out.append(("p", _("Not attempted yet: the function still raises NotImplementedError, or the answer is "
+                           "missing.")))
     elif shared is not None and shown is not None and shared in shown:
-        out.append(("p", f"Every case ({len(r.cases)}) failed with the same error as {shown[shared]} above."))
+        out.append(("p", _("Every case ({n}) failed with the same error as {first} above.", n=len(r.cases),
+                           first=shown[shared])))
     elif shared is not None:
-        out += [("p", f"Every case ({len(r.cases)}) failed with:"), ("pre", shared)]
+        out += [("p", _("Every case ({n}) failed with:", n=len(r.cases))), ("pre", shared)]
         if shown is not None:
             shown[shared] = r.name
     else:
-        unit = "questions are wrong or unanswered" if r.is_quiz else "cases failed"
-        out.append(("p", f"{len(failed)} of {len(r.cases)} {unit}:"))
+        if r.is_quiz:
+            out.append(("p", _("{failed} of {n} questions are wrong or unanswered:", failed=len(failed), n=len(r.cases))))
+        else:
+            out.append(("p", _("{failed} of {n} cases failed:", failed=len(failed), n=len(r.cases))))
         for c in failed[:MAX_FAILED_SHOWN]:
-            out += [("p", f"Case: {c.name}"), ("pre", split_mistake(c.message)[0])]
+            out += [("p", _("Case: {case}", case=c.name)), ("pre", split_mistake(c.message)[0])]
         if len(failed) > MAX_FAILED_SHOWN:
-            out.append(("p", f"... and {len(failed) - MAX_FAILED_SHOWN} more failed cases."))
+            out.append(("p", _("... and {n} more failed cases.", n=len(failed) - MAX_FAILED_SHOWN)))
     found = mistakes(r)
     if found:
-        out.append(("p", "Likely mistake:"))
-        out.append(("ul", [f"{m} ({n} of {len(failed)} failed cases)" for m, n in found]))
+        out.append(("p", _("Likely mistake:")))
+        out.append(("ul", [_("{mistake} ({n} of {failed} failed cases)", mistake=m, n=n, failed=len(failed))
+                           for m, n in found]))
     if note:
-        out.append(("p", f"Note: {note}"))
+        out.append(("p", _("Note: {note}", note=note)))
     if ex is not None:
-        out.append(("p", f"Hint: {ex.hint}"))
+        out.append(("p", _("Hint: {hint}", hint=ex.hint)))
     return out
 
 
-def to_markdown(doc: list[Block]) -> str:
-    """Render blocks as Markdown."""
+def rendered(doc: list[Block], lang: str) -> list[Block]:
+    """The blocks with every marked message in `lang`."""
+    return [tuple(i18n.render_all(list(b), lang)) for b in doc]
+
+
+def to_markdown(doc: list[Block], lang: str | None = None) -> str:
+    """Render blocks as Markdown in `lang` (grading/i18n.py; None: GRADING_LANG or the locale)."""
+    doc = rendered(doc, i18n.language(lang))
     out = []
     for b in doc:
         kind = b[0]
@@ -106,10 +119,12 @@ HTML_STYLE = ("body{font-family:system-ui,sans-serif;max-width:52em;margin:2em a
               "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}")
 
 
-def to_html(doc: list[Block], title: str) -> str:
-    """Render blocks as a standalone HTML page (inline style only, so it survives e-mail)."""
+def to_html(doc: list[Block], title: str, lang: str | None = None) -> str:
+    """Render blocks as a standalone HTML page in `lang` (inline style only, so it survives e-mail)."""
+    lang = i18n.language(lang)
+    doc, title = rendered(doc, lang), i18n.render(title, lang)
     e = html.escape
-    out = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{e(title)}</title>"
+    out = [f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{e(title)}</title>"
            f"<style>{HTML_STYLE}</style></head><body>"]
     for b in doc:
         kind = b[0]
@@ -128,12 +143,14 @@ def to_html(doc: list[Block], title: str) -> str:
 
 
 def write_feedback(folder: Path, student: str, results: list[ExerciseResult], titles: dict[str, str],
-                   source: Path | None = None, notes: dict | None = None) -> tuple[Path, Path]:
-    """Write `folder/<student>.md` and `folder/<student>.html`; return both paths."""
+                   source: Path | None = None, notes: dict | None = None,
+                   lang: str | None = None) -> tuple[Path, Path]:
+    """Write `folder/<student>.md` and `folder/<student>.html` in `lang` (grading/i18n.py); return both paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    lang = i18n.language(lang)
     doc = blocks(student, results, titles, source, notes)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
-    md.write_text(to_markdown(doc), encoding="utf-8")
-    page.write_text(to_html(doc, f"Feedback for {student}"), encoding="utf-8")
+    md.write_text(to_markdown(doc, lang), encoding="utf-8")
+    page.write_text(to_html(doc, _("Feedback for {student}", student=student), lang), encoding="utf-8")
     return md, page

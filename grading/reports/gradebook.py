@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import i18n
+from ..i18n import _
 from . import points
 from ..model import ExerciseResult
 
@@ -12,37 +14,48 @@ def progress_line(i: int, n: int, results: list[ExerciseResult], seconds: float,
     """'    3/5 exercises, 6/16 points (8.1 s; 2/3 done, 16 s elapsed, about 8 s left)'."""
     got, top = points.total(points.scores(results))
     left = elapsed / i * (n - i)
-    return (f"    {sum(r.passed for r in results)}/{len(results)} exercises, {points.fmt(got)}/{points.fmt(top)} points "
-            f"({seconds:.1f} s; {i}/{n} done, {elapsed:.0f} s elapsed, about {left:.0f} s left)")
+    return "    " + _("{passed}/{total} exercises, {points}/{top} points ({seconds:.1f} s; {i}/{n} done, {elapsed:.0f} s "
+                      "elapsed, about {left:.0f} s left)", passed=sum(r.passed for r in results), total=len(results),
+                      points=points.fmt(got), top=points.fmt(top), seconds=seconds, i=i, n=n, elapsed=elapsed,
+                      left=left)
 
 
 def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path], titles: dict[str, str],
                         gradebook: Path, json_path: str | None = None, feedback_dir: str | None = None,
-                        lms_csv: str | None = None, lms_format: str = "canvas") -> None:
+                        lms_csv: str | None = None, lms_format: str = "canvas", lang: str | None = None) -> None:
     """Write every class output asked for and print the class summary; `sources` maps a student to their
-    exercises/ folder (read only, to tell which of their functions call which)."""
+    exercises/ folder (read only, to tell which of their functions call which). Messages, feedback and the summary
+    are in `lang` (grading/i18n.py); the gradebook's and the LMS CSV's columns stay the same in every language."""
     from .. import dependencies
     from . import console, summary
 
+    lang = i18n.language(lang)
+
+    def print(text: str) -> None:  # noqa: A001 - every line of the class run in `lang`
+        import builtins
+
+        builtins.print(i18n.render(text, lang))
+
     notes = dependencies.notes_by_student(rows, sources) if json_path or feedback_dir else {}
     console.write_gradebook(rows, gradebook)
-    print(f"Gradebook written to {gradebook}")
+    print(_("Gradebook written to {path}", path=str(gradebook)))
     summaries = summary.summarize(rows, sources)
     path = summary.summary_path(gradebook)
-    path.write_text(summary.to_markdown(summaries), encoding="utf-8")
+    path.write_text(summary.to_markdown(summaries, lang), encoding="utf-8")
     if json_path:
-        console.class_to_json(rows, Path(json_path), sources, notes, summaries)
-        print(f"Class JSON (every message, mistake and point) written to {json_path}")
+        console.class_to_json(rows, Path(json_path), sources, notes, summaries, lang)
+        print(_("Class JSON (every message, mistake and point) written to {path}", path=json_path))
     if feedback_dir:
         from .feedback import write_feedback
 
         for name, results in rows.items():
-            write_feedback(Path(feedback_dir), name, results, titles, sources.get(name), notes.get(name))
-        print(f"Feedback for {len(rows)} students written to {feedback_dir}/<student>.md and .html")
+            write_feedback(Path(feedback_dir), name, results, titles, sources.get(name), notes.get(name), lang)
+        print(_("Feedback for {n} students written to {folder}/<student>.md and .html", n=len(rows),
+                folder=feedback_dir))
     if lms_csv:
         from .exports import write_lms_csv
 
         write_lms_csv(rows, Path(lms_csv), lms_format)
-        print(f"{lms_format.capitalize()} grade import CSV written to {lms_csv}")
-    print("\n" + "\n".join(summary.summary_lines(summaries)))
-    print(f"Class summary written to {path}")
+        print(_("{lms} grade import CSV written to {path}", lms=lms_format.capitalize(), path=lms_csv))
+    print("\n" + "\n".join(summary.summary_lines(summaries, lang)))
+    print(_("Class summary written to {path}", path=str(path)))

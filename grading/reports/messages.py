@@ -7,18 +7,25 @@ from __future__ import annotations
 
 import re
 
-from ..model import ERROR, TIMEOUT, CaseResult, ExerciseResult
+from .. import i18n
+from ..model import ERROR, MISTAKE_MSG, TIMEOUT, CaseResult, ExerciseResult
 
-MISTAKE_MARK = "Likely mistake:"
+MISTAKE_MARK = "Likely mistake:"  # the English label; i18n.label(MISTAKE_MSG, lang) gives every language's
+IMPORT_MSG = "Importing {file} failed:\n{traceback}"  # grading/engine/scheduler.py's import error
 _ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt|Warning))\b")
 
 
 def split_mistake(message: str) -> tuple[str, str]:
-    """(the message without its named mistake, the named mistake or '')."""
-    head, mark, tail = message.partition(MISTAKE_MARK)
-    if not mark:
-        return message, ""
-    return head.rstrip(), " ".join(tail.split())
+    """(the message without its named mistake, the named mistake or ''), for a marked message (grading/i18n.py)
+    or one already rendered in any of the judge's languages."""
+    found = i18n.find(message, MISTAKE_MSG)
+    if found is not None:
+        return found[0].rstrip(), str(found[1].get("mistake", ""))
+    for lang in i18n.LANGUAGES:
+        head, mark, tail = message.partition(i18n.label(MISTAKE_MSG, lang))
+        if mark:
+            return head.rstrip(), " ".join(tail.split())
+    return message, ""
 
 
 def case_mistake(case: CaseResult) -> str:
@@ -51,19 +58,20 @@ def shared_message(result: ExerciseResult) -> str | None:
 def error_label(result: ExerciseResult) -> str:
     """A short name for why an exercise errored: 'SyntaxError at import', 'ValueError', 'timeout', ... or ''."""
     if result.status == TIMEOUT:
-        return "timeout"
+        return i18n._("timeout")
     if result.status != ERROR:
         return ""
     text = shared_message(result) or next((c.message for c in result.cases if not c.passed and c.message), "")
-    kind = ""
+    kind, marked, text = "", text, i18n.render(text, "en")  # the traceback's lines, whatever the language
     for line in reversed(text.strip().splitlines()):
         m = _ERROR_LINE.match(line.strip())
         if m:
             kind = m.group(1)
             break
-    if text.startswith("Importing "):
-        return f"{kind or 'error'} at import"
+    if i18n.find(marked, IMPORT_MSG) is not None or any(text.startswith(i18n.label(IMPORT_MSG, lang))
+                                                       for lang in i18n.LANGUAGES):
+        return i18n._("{error} at import", error=kind or i18n._("error"))
     if kind:
         return kind
-    return text.strip().splitlines()[0][:80] if text.strip() else "error"
+    return text.strip().splitlines()[0][:80] if text.strip() else i18n._("error")
 

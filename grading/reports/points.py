@@ -55,8 +55,11 @@ def score(result: ExerciseResult, ex: Exercise | None = None) -> Score:
     if result.passed:
         earned = top
     elif ex.partial_credit and ex.cases:
-        weight = {c.name: c.points for c in ex.cases}  # the exercise's own cases decide the shares
-        total = sum(weight.values())
+        from .. import i18n  # results carry case names marked or rendered in any language
+
+        weight = {name: c.points for c in ex.cases  # the exercise's own cases decide the shares
+                  for name in (c.name, *(i18n.render(c.name, lang) for lang in i18n.LANGUAGES))}
+        total = sum(c.points for c in ex.cases)
         got = sum(weight.get(c.name, 0.0) for c in result.cases if c.passed)
         earned = top * got / total if total else 0.0
     else:

@@ -8,7 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import dependencies
+from .. import dependencies, i18n
+from ..i18n import _
 from . import points
 from .messages import error_label, mistakes
 from ..model import NOT_ATTEMPTED, PASSED, ExerciseResult
@@ -70,37 +71,42 @@ def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | 
 
 
 def _students(k: int) -> str:
-    return f"{k} student" + ("" if k == 1 else "s")
+    return _("1 student") if k == 1 else _("{n} students", n=k)
 
 
 def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def summary_lines(summaries: list[ExerciseSummary]) -> list[str]:
-    """The summary as console lines: one line per exercise, then its commonest mistakes and errors."""
+def summary_lines(summaries: list[ExerciseSummary], lang: str | None = None) -> list[str]:
+    """The summary as console lines in `lang` (grading/i18n.py): one line per exercise, then its commonest
+    mistakes and errors."""
     if not summaries:
         return []
     n = max(s.students for s in summaries)
-    lines = [f"Class summary ({n} students): passed / not attempted / mean points per exercise"]
+    lines = [_("Class summary ({n} students): passed / not attempted / mean points per exercise", n=n)]
     for s in summaries:
-        lines.append(f"  {s.chapter} {s.name:<26} {s.passed:>3}/{s.students} passed  {s.not_attempted:>3} not attempted  "
-                     f"mean {points.fmt(s.mean_points)}/{points.fmt(s.max_points)} pts")
+        lines.append(f"  {s.chapter} {s.name:<26} " + _("{passed:>3}/{students} passed  {not_attempted:>3} not attempted  "
+                                                       "mean {mean}/{top} pts", passed=s.passed, students=s.students,
+                                                       not_attempted=s.not_attempted, mean=points.fmt(s.mean_points),
+                                                       top=points.fmt(s.max_points)))
         for m, k in s.mistakes.most_common(TOP):
-            lines.append(f"        {k} x mistake: {_short(m)}")
+            lines.append("        " + _("{k} x mistake: {mistake}", k=k, mistake=m))
         for e, k in s.errors.most_common(TOP):
-            lines.append(f"        {k} x error: {e}")
+            lines.append("        " + _("{k} x error: {error}", k=k, error=e))
         for f, k in s.blocked.most_common(TOP):
-            lines.append(f"        {k} x fails because their own {f} fails")
-    return lines
+            lines.append("        " + _("{k} x fails because their own {function} fails", k=k, function=f))
+    lang = i18n.language(lang)
+    return [i18n.render(line, lang) for line in lines]
 
 
-def to_markdown(summaries: list[ExerciseSummary]) -> str:
-    """The summary as a Markdown document (a table, then the mistakes and errors per exercise)."""
+def to_markdown(summaries: list[ExerciseSummary], lang: str | None = None) -> str:
+    """The summary as a Markdown document in `lang` (a table, then the mistakes and errors per exercise)."""
     n = max((s.students for s in summaries), default=0)
-    out = ["# Class summary", "", f"{n} students. What to re-teach: the exercises with few passes and the mistakes "
-           "many students made.", "", "| chapter | exercise | passed | not attempted | mean points |",
-           "|---|---|---|---|---|"]
+    out = ["# " + _("Class summary"), "", _("{n} students. What to re-teach: the exercises with few passes and the "
+                                          "mistakes many students made.", n=n), "",
+           "| " + _("chapter") + " | " + _("exercise") + " | " + _("passed") + " | " + _("not attempted") + " | "
+           + _("mean points") + " |", "|---|---|---|---|---|"]
     for s in summaries:
         out.append(f"| {s.chapter} | {s.name} | {s.passed}/{s.students} | {s.not_attempted} | "
                    f"{points.fmt(s.mean_points)}/{points.fmt(s.max_points)} |")
@@ -110,17 +116,19 @@ def to_markdown(summaries: list[ExerciseSummary]) -> str:
         t[0] += s.mean_points
         t[1] += s.max_points
     got, top = sum(p for p, _ in chapters.values()), sum(m for _, m in chapters.values())
-    out += ["", "| chapter | mean points |", "|---|---|"]
+    out += ["", "| " + _("chapter") + " | " + _("mean points") + " |", "|---|---|"]
     out += [f"| {c} | {points.fmt(p)}/{points.fmt(m)} |" for c, (p, m) in sorted(chapters.items())]
-    out.append(f"| all | {points.fmt(got)}/{points.fmt(top)} |")
+    out.append("| " + _("all") + f" | {points.fmt(got)}/{points.fmt(top)} |")
     for s in summaries:
         if not (s.mistakes or s.errors or s.blocked):
             continue
-        out += ["", f"## {s.name} (chapter {s.chapter})", ""]
-        out += [f"- {_students(k)}, mistake: {m}" for m, k in s.mistakes.most_common()]
-        out += [f"- {_students(k)}, error: {e}" for e, k in s.errors.most_common()]
-        out += [f"- {_students(k)} fail because their own `{f}` fails its checks" for f, k in s.blocked.most_common()]
-    return "\n".join(out) + "\n"
+        out += ["", "## " + _("{name} (chapter {chapter})", name=s.name, chapter=s.chapter), ""]
+        out += ["- " + _("{students}, mistake: {mistake}", students=_students(k), mistake=m)
+                for m, k in s.mistakes.most_common()]
+        out += ["- " + _("{students}, error: {error}", students=_students(k), error=e) for e, k in s.errors.most_common()]
+        out += ["- " + _("{students} fail because their own `{function}` fails its checks", students=_students(k),
+                         function=f) for f, k in s.blocked.most_common()]
+    return i18n.render("\n".join(out) + "\n", i18n.language(lang))
 
 
 def summary_path(gradebook: Path) -> Path:

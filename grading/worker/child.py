@@ -84,7 +84,7 @@ def _run_exercise(module, ex: dict, prepared: list, learner_file: str, protocols
         except NotImplementedError:
             entry["not_implemented"] = True
         except UnsafeOutput as exc:
-            entry["error"] = f"Your function returned something the judge cannot read: {exc}"
+            entry["unsafe"] = str(exc)  # the judge says what it could not read (grading/engine/checker.py)
         except BaseException as exc:  # includes SystemExit and KeyboardInterrupt from learner code
             entry["error"] = learner_traceback(exc, learner_file) or f"{type(exc).__name__}: {exc}"
             entry["error_type"] = type(exc).__name__
@@ -115,7 +115,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except BaseException as exc:  # SyntaxError, SystemExit, anything at import time
-        text = f"Importing {Path(learner_file).name} failed:\n{learner_traceback(exc, learner_file) or repr(exc)}"
+        text = learner_traceback(exc, learner_file) or repr(exc)  # the judge words it (engine/scheduler.py)
         write_frame(result_fd, wire.IMPORT_ERROR, text.encode("utf-8", "replace"))
         return
     write_frame(result_fd, wire.IMPORTED)
@@ -134,8 +134,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
             save(results, buf)
         except BaseException as exc:  # e.g. learner code broke torch.save; the judge reports it
             buf = io.BytesIO()
-            save([{"name": r["name"], "error": f"the result could not be saved ({type(exc).__name__})",
-                   "seconds": 0.0} for r in results], buf)
+            save([{"name": r["name"], "unsaved": type(exc).__name__, "seconds": 0.0} for r in results], buf)
         write_frame(result_fd, wire.RESULT, buf.getvalue())
         del prepared, results, buf  # the next exercise of this child gets the whole memory limit
         # (no gc.collect(): a full collection touches every object the warm worker holds, copying its pages)

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 
+from ..i18n import _
 from . import wire
 from .limits import IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S
 
@@ -111,18 +112,21 @@ def describe_exit(code: int) -> str:
     """A child's return code in words: a POSIX signal (negative), a Windows NTSTATUS crash code, or the exit code."""
     if code < 0:
         sig = -code
-        names = {"SIGXCPU": "the CPU-time limit", "SIGXFSZ": f"the file-size limit ({file_limit() >> 20} MB)",
-                 "SIGKILL": "killed", "SIGSEGV": "a crash in native code", "SIGABRT": "an abort, often out of memory"}
+        names = {"SIGXCPU": _("the CPU-time limit"), "SIGXFSZ": _("the file-size limit ({mb} MB)",
+                                                                  mb=file_limit() >> 20),
+                 "SIGKILL": _("killed"), "SIGSEGV": _("a crash in native code"),
+                 "SIGABRT": _("an abort, often out of memory")}
         try:
             name = signal.Signals(sig).name
         except ValueError:
-            name = f"signal {sig}"
-        return f"signal {name}: {names.get(name, 'a signal')}"
-    ntstatus = {0xC0000005: "a crash in native code (access violation)", 0xC00000FD: "a stack overflow",
-                0xC0000017: "out of memory", 0xC0000409: "an abort in native code"}
+            name = str(sig)
+        return _("signal {name}: {meaning}", name=name, meaning=names.get(name, _("a signal")))
+    ntstatus = {0xC0000005: _("a crash in native code (access violation)"), 0xC00000FD: _("a stack overflow"),
+                0xC0000017: _("out of memory"), 0xC0000409: _("an abort in native code")}
     if code & 0xFFFFFFFF in ntstatus:
-        return f"exit code {code & 0xFFFFFFFF:#x}: {ntstatus[code & 0xFFFFFFFF]}"
-    return f"exit code {code}"
+        hex_code = hex(code & 0xFFFFFFFF)
+        return _("exit code {code}: {meaning}", code=hex_code, meaning=ntstatus[code & 0xFFFFFFFF])
+    return _("exit code {code}", code=code)
 
 
 class Child:

@@ -26,6 +26,7 @@ import signal
 import tempfile
 import time
 
+from ..i18n import _
 from . import children, wire
 from .limits import DEPENDENT_TIMEOUT_S, IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S
 from .transport import InputsUnpickler, shared_objects
@@ -121,17 +122,17 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
         timeout = deadline - time.monotonic()
         if timeout <= 0:
             if state == "starting":
-                failure = ("timeout", f"The grading process did not start within {START_TIMEOUT_S:.0f} s "
-                                      "(the machine is very busy?).")
+                failure = ("timeout", _("The grading process did not start within {seconds:.0f} s (the machine is "
+                                        "very busy?).", seconds=START_TIMEOUT_S))
             elif state == "import":
-                failure = ("timeout", f"Importing your file took more than {import_s:.0f} s "
-                                      "(code at module level that never ends?).")
+                failure = ("timeout", _("Importing your file took more than {seconds:.0f} s (code at module level "
+                                        "that never ends?).", seconds=import_s))
             elif state == "running":
-                failure = ("timeout", f"Stopped after {msg['timeouts'][current]:.0f} s: an endless loop, or "
-                                      "something far too slow?")
+                failure = ("timeout", _("Stopped after {seconds:.0f} s: an endless loop, or something far too "
+                                        "slow?", seconds=msg['timeouts'][current]))
             else:
-                failure = ("timeout", f"Stopped: no progress for {setup_s:.0f} s between exercises "
-                                      "(something patched at import time that hangs?).")
+                failure = ("timeout", _("Stopped: no progress for {seconds:.0f} s between exercises (something "
+                                        "patched at import time that hangs?).", seconds=setup_s))
             break
         if state == "done":
             # Everything arrived; wait for the child to exit, not for pipes that a process it left behind may hold.
@@ -152,8 +153,8 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
             if len(output) < OUTPUT_KEEP:
                 output += data[:OUTPUT_KEEP - len(output)]
             if printed > OUTPUT_LIMIT:
-                failure = ("output_limit", f"Your code printed more than {OUTPUT_LIMIT >> 20} MB; it was "
-                                           "stopped. Print less (a loop that prints every step?).")
+                failure = ("output_limit", _("Your code printed more than {mb} MB; it was stopped. Print less (a "
+                                             "loop that prints every step?).", mb=OUTPUT_LIMIT >> 20))
             continue
         received += len(data)
         try:
@@ -161,7 +162,8 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
                 raise wire.WireError(f"more than {RESULT_LIMIT >> 20} MB of results")
             frames = parser.feed(data)
         except wire.WireError as exc:
-            failure = ("too_big", f"Your results are too large to send back ({exc}); return smaller values.")
+            failure = ("too_big", _("Your results are too large to send back (more than {mb} MB); return smaller "
+                                    "values.", mb=RESULT_LIMIT >> 20))
             break
         for kind, body in frames:
             expected_next = names[len(outcomes)] if len(outcomes) < len(names) else None
@@ -181,8 +183,8 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
             elif state == "between" and kind == wire.DONE and expected_next is None:
                 state, deadline = "done", time.monotonic() + setup_s
             else:
-                failure = ("protocol", "The grading channel received something out of order (learner code "
-                                       "writing to the judge's pipe?); nothing from this run was trusted.")
+                failure = ("protocol", _("The grading channel received something out of order (learner code "
+                                         "writing to the judge's pipe?); nothing from this run was trusted."))
             if failure:
                 break
     if failure:
@@ -208,12 +210,13 @@ def grade_once(msg: dict, source: bytes, exercises: list[dict], root: str) -> tu
         if state in ("starting", "import"):
             for n in names:
                 outcomes[n] = {"kind": "died", "at_import": True,
-                               "message": f"The grading process ended while importing your file ({how}): "
-                                          "sys.exit/os._exit at module level, a crash, or the memory limit."}
+                               "message": _("The grading process ended while importing your file ({how}): "
+                                            "sys.exit/os._exit at module level, a crash, or the memory limit.",
+                                            how=how)}
         elif state == "running":
-            outcomes[current] = {"kind": "died", "message": f"The grading process ended while running your code "
-                                                           f"({how}): sys.exit/os._exit, a crash, or the memory "
-                                                           "limit."}
+            outcomes[current] = {"kind": "died", "message": _("The grading process ended while running your code "
+                                                             "({how}): sys.exit/os._exit, a crash, or the memory "
+                                                             "limit.", how=how)}
     return outcomes, blobs, bytes(output)
 
 
@@ -269,8 +272,9 @@ def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
                     blob_of[e["name"]] = next(it)
                 elif o["kind"] == "timeout" and e["name"] in deps and not o.get("at_import"):
                     dep = deps[e["name"]]
-                    o = dict(o, message=f"{o['message']} It calls your {dep}, which timed out above, so its limit "
-                                        f"was cut to {short:.0f} s: fix {dep} first, then grade again.")
+                    o = dict(o, message=o["message"] + _(" It calls your {dep}, which timed out above, so its "
+                                                               "limit was cut to {seconds:.0f} s: fix {dep} first, "
+                                                               "then grade again.", dep=dep, seconds=short))
                 outcomes[e["name"]] = o
             if any(o.get("at_import") for o in got.values()):
                 first = next(o for o in got.values() if o.get("at_import"))
@@ -278,8 +282,8 @@ def grade(msg: dict, source: bytes, root: str) -> tuple[dict, list[bytes], str]:
                     outcomes.setdefault(e["name"], dict(first))
                 break
             if pending[0]["name"] not in got:  # the child stopped before its first exercise started
-                outcomes[pending[0]["name"]] = {"kind": "died", "message": "The grading process stopped before "
-                                                                           "this exercise started."}
+                outcomes[pending[0]["name"]] = {"kind": "died", "message": _("The grading process stopped before "
+                                                                             "this exercise started.")}
             pending = [e for e in pending if e["name"] not in outcomes]
     names = [e["name"] for e in msg["exercises"]]
     blobs = [blob_of[n] for n in names if outcomes[n]["kind"] == "result"]

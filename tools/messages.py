@@ -1,0 +1,175 @@
+"""The judge's message catalogs (grading/i18n.py), kept with Babel: one domain per chapter's checks module
+(grading/checks/chNN_*) and `judge` for the rest of grading/ and judge.py.
+
+    python -m tools.messages extract    list every domain's messages found in the sources
+    python -m tools.messages update     merge them into grading/locale/<lang>/LC_MESSAGES/<domain>.po (new ones
+                                        empty, removed ones dropped), then translate the empty entries
+    python -m tools.messages compile    write each .po's .mo (committed with it)
+    python -m tools.messages check      what is missing: untranslated, fuzzy or obsolete entries, placeholders
+                                        that differ, a stale .mo (exit 1 on any; tests/test_i18n.py runs it)
+
+After editing a message in the sources: update, translate, compile, commit the .po and .mo together.
+"""
+from __future__ import annotations
+
+import io
+import string
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_file
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+REPO = Path(__file__).resolve().parent.parent
+GRADING = REPO / "grading"
+LOCALE = GRADING / "locale"
+TRANSLATED = ("zh",)  # English is the msgids themselves
+KEYWORDS = {"_": None, "N_": None}  # _(msgid, **kwargs) and N_(msgid): the first argument is the message
+JUDGE = "judge"
+
+
+def _chapter_domain(path: Path) -> str | None:
+    """The chapter domain a source file belongs to (grading/checks/chNN_*), else None."""
+    rel = path.relative_to(GRADING).parts
+    if len(rel) >= 2 and rel[0] == "checks" and rel[1][:2] == "ch" and rel[1][2:4].isdigit():
+        return rel[1].removesuffix(".py")
+    return None
+
+
+def sources() -> dict[str, list[Path]]:
+    """Domain -> its Python source files."""
+    out: dict[str, list[Path]] = {JUDGE: [REPO / "judge.py"]}
+    for path in sorted(GRADING.rglob("*.py")):
+        out.setdefault(_chapter_domain(path) or JUDGE, []).append(path)
+    return out
+
+
+def extract(domain: str, files: list[Path]) -> Catalog:
+    """The messages marked with _() or N_() in `files`, as a Babel template catalog."""
+    cat = Catalog(domain=domain, project="llm-course judge", fuzzy=False)
+    for path in files:
+        for lineno, msgid, comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):
+            if isinstance(msgid, tuple):
+                msgid = msgid[0]
+            if msgid:
+                cat.add(msgid, locations=[(str(path.relative_to(REPO)), lineno)], auto_comments=comments,
+                        context=context)
+    return cat
+
+
+def po_path(lang: str, domain: str) -> Path:
+    return LOCALE / lang / "LC_MESSAGES" / f"{domain}.po"
+
+
+def read(path: Path, lang: str) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f, locale=lang)
+
+
+def write(cat: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, cat, width=120, omit_header=False, sort_output=False, ignore_obsolete=True)
+
+
+def compiled(cat: Catalog) -> bytes:
+    buf = io.BytesIO()
+    write_mo(buf, cat, use_fuzzy=False)
+    return buf.getvalue()
+
+
+def update(domains: dict[str, list[Path]] | None = None) -> list[Path]:
+    """Merge the sources' messages into every language's .po (created when missing); the paths written."""
+    written = []
+    for domain, files in (domains or sources()).items():
+        template = extract(domain, files)
+        for lang in TRANSLATED:
+            path = po_path(lang, domain)
+            if not path.exists() and not len(template):
+                continue  # a domain with nothing marked yet gets no empty catalog
+            if path.exists():
+                cat = read(path, lang)
+                cat.update(template, no_fuzzy_matching=True)
+                cat.obsolete.clear()
+            else:
+                cat = Catalog(locale=lang, domain=domain, project="llm-course judge", fuzzy=False)
+                cat.update(template, no_fuzzy_matching=True)
+            write(cat, path)
+            written.append(path)
+    return written
+
+
+def compile_all(root: Path = LOCALE) -> list[Path]:
+    """Write the .mo of every .po under `root`; the paths written."""
+    written = []
+    for path in sorted(root.glob("*/LC_MESSAGES/*.po")):
+        mo = path.with_suffix(".mo")
+        mo.write_bytes(compiled(read(path, path.parent.parent.name)))
+        written.append(mo)
+    return written
+
+
+def placeholders(text: str) -> set[str]:
+    """The `str.format` fields of a message ({name}, {n:.1f} -> name, n)."""
+    try:
+        return {f for _lit, f, _spec, _conv in string.Formatter().parse(text) if f is not None}
+    except ValueError:
+        return {"<unbalanced braces>"}
+
+
+def check(domains: dict[str, list[Path]] | None = None, root: Path = LOCALE,
+          only_existing: bool = False) -> list[str]:
+    """Every problem of the catalogs under `root` against the sources; [] when they are complete and compiled.
+    only_existing: skip a domain that has no catalog at all yet (one being written elsewhere)."""
+    problems = []
+    for domain, files in (domains or sources()).items():
+        wanted = {m.id for m in extract(domain, files) if m.id}
+        for lang in TRANSLATED:
+            path = root / lang / "LC_MESSAGES" / f"{domain}.po"
+            if not path.exists():
+                if not only_existing and wanted:
+                    problems.append(f"{path.relative_to(root.parent)}: missing ({len(wanted)} messages)")
+                continue
+            cat = read(path, lang)
+            have = {m.id: m for m in cat if m.id}
+            problems += [f"{domain} ({lang}): not in the catalog: {m!r}" for m in sorted(wanted - set(have))]
+            problems += [f"{domain} ({lang}): obsolete (no longer in the sources): {m!r}"
+                         for m in sorted(set(have) - wanted)]
+            for msgid, m in have.items():
+                if msgid not in wanted:
+                    continue
+                if not m.string or m.fuzzy:
+                    problems.append(f"{domain} ({lang}): {'fuzzy' if m.fuzzy else 'untranslated'}: {msgid!r}")
+                elif placeholders(msgid) != placeholders(m.string):
+                    problems.append(f"{domain} ({lang}): placeholders differ: {msgid!r} -> {m.string!r}")
+            mo = path.with_suffix(".mo")
+            if not mo.exists() or mo.read_bytes() != compiled(cat):
+                problems.append(f"{mo.relative_to(root.parent)}: stale or missing: run python -m tools.messages compile")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else ""
+    if command == "extract":
+        for domain, files in sources().items():
+            print(f"{domain}: {len(extract(domain, files))} messages")
+        return 0
+    if command == "update":
+        print("\n".join(f"wrote {p.relative_to(REPO)}" for p in update()))
+        return 0
+    if command == "compile":
+        print("\n".join(f"wrote {p.relative_to(REPO)}" for p in compile_all()))
+        return 0
+    if command == "check":
+        problems = check()
+        print("\n".join(problems) or "Every message has a translation and every .mo is up to date.")
+        return 1 if problems else 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    sys.exit(main(sys.argv[1:]))
