@@ -7,39 +7,40 @@ import torch.nn.functional as F
 from .build import cases
 from .compare import CheckFailed, expect_equal, expect_tensor
 from .fixtures import course_embedding, course_ids, random_ids, random_table
+from ..i18n import _, verbatim
 from ..model import Case, Chapter, Exercise, Question
 from .unchanged import leave_inputs_unchanged
 
 # ---------------------------------------------------------------- inputs
 
 LOOKUP_INPUTS = {
-    "1-D ids [3, 7, 3] in a 10 x 4 table (repeated id)": lambda: (random_table(10, 4, 1), torch.tensor([3, 7, 3])),
-    "2-D ids, a batch of 2 sequences of 5": lambda: (random_table(50, 8, 2), random_ids(50, (2, 5), 3)),
-    "empty ids (no tokens)": lambda: (random_table(10, 4, 4), torch.zeros(0, dtype=torch.long)),
-    "a single 0-d id": lambda: (random_table(10, 4, 5), torch.tensor(9)),
-    "the first and the last row": lambda: (random_table(30, 6, 6), torch.tensor([29, 0, 29])),
-    "float16 table keeps float16": lambda: (random_table(20, 8, 7, torch.float16), random_ids(20, (4,), 8)),
-    "bfloat16 table, 3-D ids": lambda: (random_table(20, 8, 9, torch.bfloat16), random_ids(20, (2, 2, 3), 10)),
-    "the course model's real E [49152, 576], 'The cat sat on the'": lambda: (course_embedding(), course_ids()),
+    _("1-D ids [3, 7, 3] in a 10 x 4 table (repeated id)"): lambda: (random_table(10, 4, 1), torch.tensor([3, 7, 3])),
+    _("2-D ids, a batch of 2 sequences of 5"): lambda: (random_table(50, 8, 2), random_ids(50, (2, 5), 3)),
+    _("empty ids (no tokens)"): lambda: (random_table(10, 4, 4), torch.zeros(0, dtype=torch.long)),
+    _("a single 0-d id"): lambda: (random_table(10, 4, 5), torch.tensor(9)),
+    _("the first and the last row"): lambda: (random_table(30, 6, 6), torch.tensor([29, 0, 29])),
+    _("float16 table keeps float16"): lambda: (random_table(20, 8, 7, torch.float16), random_ids(20, (4,), 8)),
+    _("bfloat16 table, 3-D ids"): lambda: (random_table(20, 8, 9, torch.bfloat16), random_ids(20, (2, 2, 3), 10)),
+    _("the course model's real E [49152, 576], 'The cat sat on the'"): lambda: (course_embedding(), course_ids()),
 }
 
 
 def _lookup_mistakes(E: torch.Tensor, ids: torch.Tensor):
-    yield ("you indexed with ids + 1 or ids - 1: row i is E[i] (ids start at 0).",
+    yield (_("you indexed with ids + 1 or ids - 1: row i is E[i] (ids start at 0)."),
            lambda: E[(ids + 1).clamp(max=E.shape[0] - 1)])
     if ids.dim() == 1 and ids.numel() and int(ids.max()) < E.shape[1]:
-        yield ("you took columns (E[:, ids]) instead of rows: a token's vector is a row of the [V, d] table.",
+        yield (_("you took columns (E[:, ids]) instead of rows: a token's vector is a row of the [V, d] table."),
                lambda: E[:, ids].T)
     if ids.dim() != 1:
-        yield ("you flattened the ids: the result keeps their shape, [*ids.shape, d] (one row per id, wherever it "
-               "sits in the batch). Index with the ids as they are, or reshape back at the end.",
+        yield (_("you flattened the ids: the result keeps their shape, [*ids.shape, d] (one row per id, wherever it "
+                 "sits in the batch). Index with the ids as they are, or reshape back at the end."),
                lambda: F.embedding(ids.reshape(-1), E))
 
 
 def _check_lookup(out, inputs):
     E, ids = inputs
     expected = F.embedding(ids, E)  # torch's own embedding op; for the real case E is the model's table
-    expect_tensor(out, expected, "embedding rows", atol=0, rtol=0, mistakes=_lookup_mistakes(E, ids))
+    expect_tensor(out, expected, _("embedding rows"), atol=0, rtol=0, mistakes=_lookup_mistakes(E, ids))
 
 
 MATMUL_OPS = {"matmul", "mm", "bmm", "einsum", "tensordot", "__matmul__", "__rmatmul__", "linear", "addmm", "mv"}
@@ -47,7 +48,7 @@ MATMUL_OPS = {"matmul", "mm", "bmm", "einsum", "tensordot", "__matmul__", "__rma
 
 def _check_onehot(result, inputs):
     if not (isinstance(result, tuple) and len(result) == 2):
-        raise CheckFailed("internal: unexpected result format")
+        raise CheckFailed(_("internal: unexpected result format"))
     out, calls = result
     _check_lookup(out, inputs)
     E, ids = inputs
@@ -55,9 +56,10 @@ def _check_onehot(result, inputs):
     uses_table = any(list(E.shape) in shapes or list(E.T.shape) in shapes for shapes in products)
     if ids.numel() and not uses_table:
         seen = sorted({name for name, _ in calls if not name.startswith("_")})
-        raise CheckFailed("Right values, but E itself never went into a matrix product (ops seen: "
-                          f"{', '.join(seen)[:200]}). This exercise asks for one_hot(ids) @ E, to see that "
-                          "lookup is a product of a one-hot matrix [*, V] with the whole table [V, d].")
+        raise CheckFailed(_("Right values, but E itself never went into a matrix product (ops seen: "
+                            "{ops}). This exercise asks for one_hot(ids) @ E, to see that "
+                            "lookup is a product of a one-hot matrix [*, V] with the whole table [V, d].",
+                            ops=verbatim(', '.join(seen)[:200])))
 
 
 def _check_offset(out, inputs):
@@ -65,22 +67,22 @@ def _check_offset(out, inputs):
     table = torch.empty(i + 1, d, dtype=dtype)
     expected = table[i].data_ptr() - table.data_ptr()  # what the hardware address says
     size = table.element_size()
-    expect_equal(out, expected, f"byte offset of row {i} (d={d}, {dtype})", mistakes=[
-        ("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size()).", i * d),
-        ("you counted rows from 1: row 0 starts at byte 0.", (i + 1) * d * size),
-        ("you used a column stride: rows are d elements apart in a row-major table.", i * size),
-        ("you assumed 4 bytes per element (float32): the element size depends on the dtype "
-         "(torch.empty(0, dtype=dtype).element_size()).", i * d * 4),
+    expect_equal(out, expected, _("byte offset of row {i} (d={d}, {dtype})", i=i, d=d, dtype=dtype), mistakes=[
+        (_("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size())."), i * d),
+        (_("you counted rows from 1: row 0 starts at byte 0."), (i + 1) * d * size),
+        (_("you used a column stride: rows are d elements apart in a row-major table."), i * size),
+        (_("you assumed 4 bytes per element (float32): the element size depends on the dtype "
+           "(torch.empty(0, dtype=dtype).element_size())."), i * d * 4),
     ])
 
 
 OFFSET_INPUTS = {
-    "row 0 starts at byte 0": (0, 576, torch.float32),
-    "row 3, d=576, float32": (3, 576, torch.float32),
-    "last row of the course table, bfloat16": (49151, 576, torch.bfloat16),
-    "row 7, d=10, float64": (7, 10, torch.float64),
-    "row 5, d=3, int8 (1 byte each)": (5, 3, torch.int8),
-    "row 1000, d=768, float16": (1000, 768, torch.float16),
+    _("row 0 starts at byte 0"): (0, 576, torch.float32),
+    _("row 3, d=576, float32"): (3, 576, torch.float32),
+    _("last row of the course table, bfloat16"): (49151, 576, torch.bfloat16),
+    _("row 7, d=10, float64"): (7, 10, torch.float64),
+    _("row 5, d=3, int8 (1 byte each)"): (5, 3, torch.int8),
+    _("row 1000, d=768, float16"): (1000, 768, torch.float16),
 }
 
 
@@ -88,7 +90,7 @@ def _check_offset_real(out, inputs):
     E = course_embedding()
     i = int(course_ids(" cat")[0])
     expected = E[i].data_ptr() - E.data_ptr()
-    expect_equal(out, expected, f"byte offset of the ' cat' row ({i}) in the real E, measured with data_ptr()")
+    expect_equal(out, expected, _("byte offset of the ' cat' row ({i}) in the real E, measured with data_ptr()", i=i))
 
 
 def _real_offset_inputs():
@@ -97,13 +99,13 @@ def _real_offset_inputs():
 
 
 BACKWARD_INPUTS = {
-    "ids [3, 7, 3], V=10, d=4, gradient of ones (the chapter's example)":
+    _("ids [3, 7, 3], V=10, d=4, gradient of ones (the chapter's example)"):
         lambda: (torch.ones(3, 4), torch.tensor([3, 7, 3]), 10),
-    "random gradient, 2-D ids with repeats": lambda: (random_table(2 * 6, 5, 11).reshape(2, 6, 5), random_ids(8, (2, 6), 12), 8),
-    "every id the same": lambda: (random_table(5, 3, 13), torch.full((5,), 2), 4),
-    "empty ids: all-zero gradient": lambda: (torch.zeros(0, 4), torch.zeros(0, dtype=torch.long), 6),
-    "the last row only": lambda: (random_table(1, 4, 14), torch.tensor([9]), 10),
-    "float64 gradient keeps float64": lambda: (random_table(4, 3, 15, torch.float64), torch.tensor([0, 1, 0, 1]), 3),
+    _("random gradient, 2-D ids with repeats"): lambda: (random_table(2 * 6, 5, 11).reshape(2, 6, 5), random_ids(8, (2, 6), 12), 8),
+    _("every id the same"): lambda: (random_table(5, 3, 13), torch.full((5,), 2), 4),
+    _("empty ids: all-zero gradient"): lambda: (torch.zeros(0, 4), torch.zeros(0, dtype=torch.long), 6),
+    _("the last row only"): lambda: (random_table(1, 4, 14), torch.tensor([9]), 10),
+    _("float64 gradient keeps float64"): lambda: (random_table(4, 3, 15, torch.float64), torch.tensor([0, 1, 0, 1]), 3),
 }
 
 
@@ -123,13 +125,13 @@ def _check_backward(out, inputs):
         return expected / counts[:, None]
 
     used = int(ids.max()) + 1 if ids.numel() else 0
-    expect_tensor(out, expected, "gradient of E", atol=1e-6, rtol=1e-6, mistakes=[
-        (f"your gradient has ids.max() + 1 = {used} rows: the table has vocab_size = {V} rows, used or not "
-         "(start from torch.zeros(vocab_size, d)).", lambda: expected[:used]),
-        ("repeated ids were averaged. A row used twice must receive the SUM of its gradients (each use "
-         "contributes to the loss separately): use index_add_ or scatter_add_ without dividing.", averaged),
-        ("repeated ids overwrote each other (g[ids] = grad_out). A row used twice must receive the SUM "
-         "of its gradients: use index_add_ or scatter_add_.", overwritten),
+    expect_tensor(out, expected, _("gradient of E"), atol=1e-6, rtol=1e-6, mistakes=[
+        (_("your gradient has ids.max() + 1 = {used} rows: the table has vocab_size = {V} rows, used or not "
+           "(start from torch.zeros(vocab_size, d)).", used=used, V=V), lambda: expected[:used]),
+        (_("repeated ids were averaged. A row used twice must receive the SUM of its gradients (each use "
+           "contributes to the loss separately): use index_add_ or scatter_add_ without dividing."), averaged),
+        (_("repeated ids overwrote each other (g[ids] = grad_out). A row used twice must receive the SUM "
+           "of its gradients: use index_add_ or scatter_add_."), overwritten),
     ])
 
 
@@ -145,16 +147,16 @@ def _autograd_case(V: int, d: int, ids: torch.Tensor, seed: int, dtype: torch.dt
 
 
 AUTOGRAD_INPUTS = {
-    "the docstring example: V = 10, d = 4, ids [3, 7, 3]": lambda: _autograd_case(10, 4, torch.tensor([3, 7, 3]), 110),
-    "2-D ids [4, 6] with repeats, V = 12, d = 5": lambda: _autograd_case(12, 5, random_ids(6, (4, 6), 111), 112),
-    "3-D ids [2, 3, 4], V = 30, d = 3": lambda: _autograd_case(30, 3, random_ids(30, (2, 3, 4), 113), 114),
-    "a 0-d id (one scalar token) -> a [d] row": lambda: _autograd_case(8, 6, torch.tensor(5), 115),
-    "no ids at all: [0] -> [0, d] and a zero gradient": lambda: _autograd_case(7, 4, torch.zeros(0, dtype=torch.long), 116),
-    "one id repeated 500 times, float64 (every gradient accumulates)": lambda: _autograd_case(
+    _("the docstring example: V = 10, d = 4, ids [3, 7, 3]"): lambda: _autograd_case(10, 4, torch.tensor([3, 7, 3]), 110),
+    _("2-D ids [4, 6] with repeats, V = 12, d = 5"): lambda: _autograd_case(12, 5, random_ids(6, (4, 6), 111), 112),
+    _("3-D ids [2, 3, 4], V = 30, d = 3"): lambda: _autograd_case(30, 3, random_ids(30, (2, 3, 4), 113), 114),
+    _("a 0-d id (one scalar token) -> a [d] row"): lambda: _autograd_case(8, 6, torch.tensor(5), 115),
+    _("no ids at all: [0] -> [0, d] and a zero gradient"): lambda: _autograd_case(7, 4, torch.zeros(0, dtype=torch.long), 116),
+    _("one id repeated 500 times, float64 (every gradient accumulates)"): lambda: _autograd_case(
         9, 4, torch.full((500,), 2), 117, torch.float64),
-    "float64, ids [5, 8], V = 1000, d = 16": lambda: _autograd_case(1000, 16, random_ids(1000, (5, 8), 118), 119,
+    _("float64, ids [5, 8], V = 1000, d = 16"): lambda: _autograd_case(1000, 16, random_ids(1000, (5, 8), 118), 119,
                                                                    torch.float64),
-    "the course tokens 'The cat sat on the mat. The cat sat' in a random [49152, 8] table": lambda: _autograd_case(
+    _("the course tokens 'The cat sat on the mat. The cat sat' in a random [49152, 8] table"): lambda: _autograd_case(
         49152, 8, course_ids("The cat sat on the mat. The cat sat")[None], 120),
 }
 
@@ -166,18 +168,19 @@ def _check_autograd(out, inputs):
     expected.backward(grad_out)
     expected_grad = leaf.grad
     flat, d, V = ids.reshape(-1), E.shape[1], E.shape[0]
-    expect_tensor(out["out"], expected.detach(), "embedding_autograd(E, ids) (the forward)", atol=0, rtol=0, mistakes=[
-        ("you flattened the ids: the result keeps the ids' shape plus d, [*ids.shape, d] (E[ids] does).",
+    expect_tensor(out["out"], expected.detach(), _("embedding_autograd(E, ids) (the forward)"), atol=0, rtol=0,
+                  mistakes=[
+        (_("you flattened the ids: the result keeps the ids' shape plus d, [*ids.shape, d] (E[ids] does)."),
          lambda: E[flat]),
     ])
     if not out["custom"]:
-        raise CheckFailed(f"the output's grad_fn is {out['node']}, not your Function's node: the gradient came from "
-                          "autograd's own backward (F.embedding, E[ids] or index_select outside a Function). Return "
-                          "EmbeddingLookup.apply(E, ids), with the lookup inside forward and your scatter-add in "
-                          "backward.")
+        raise CheckFailed(_("the output's grad_fn is {node}, not your Function's node: the gradient came from "
+                            "autograd's own backward (F.embedding, E[ids] or index_select outside a Function). Return "
+                            "EmbeddingLookup.apply(E, ids), with the lookup inside forward and your scatter-add in "
+                            "backward.", node=verbatim(out['node'])))
     if out["grad"] is None:
-        raise CheckFailed("E.grad is None after out.backward(grad_out): backward must return the gradient for E "
-                          "first (and None for ids).")
+        raise CheckFailed(_("E.grad is None after out.backward(grad_out): backward must return the gradient for E "
+                            "first (and None for ids)."))
     grad = grad_out.reshape(-1, d)
 
     def overwrite():
@@ -187,12 +190,12 @@ def _check_autograd(out, inputs):
         counts = torch.bincount(flat, minlength=V).clamp(min=1).to(E.dtype)
         return expected_grad / counts[:, None]
 
-    expect_tensor(out["grad"], expected_grad, "E.grad after out.backward(grad_out)", atol=1e-12 if E.dtype ==
+    expect_tensor(out["grad"], expected_grad, _("E.grad after out.backward(grad_out)"), atol=1e-12 if E.dtype ==
                   torch.float64 else 1e-5, rtol=1e-9 if E.dtype == torch.float64 else 1e-5, mistakes=[
-        ("a repeated id must receive the SUM of its gradients: assignment (grad[ids] = grad_out) keeps only one of "
-         "them. Accumulate with index_add_ (or index_put_(..., accumulate=True)).", overwrite),
-        ("you averaged the gradients of a repeated id; autograd sums them.", averaged),
-        ("your gradient counts the lookups (a gradient of ones): sum grad_out's rows, not 1 per lookup.",
+        (_("a repeated id must receive the SUM of its gradients: assignment (grad[ids] = grad_out) keeps only one of "
+           "them. Accumulate with index_add_ (or index_put_(..., accumulate=True))."), overwrite),
+        (_("you averaged the gradients of a repeated id; autograd sums them."), averaged),
+        (_("your gradient counts the lookups (a gradient of ones): sum grad_out's rows, not 1 per lookup."),
          lambda: torch.zeros(V, d, dtype=E.dtype).index_add_(0, flat, torch.ones_like(grad))),
     ])
 
@@ -200,70 +203,73 @@ def _check_autograd(out, inputs):
 CHAPTER = leave_inputs_unchanged(Chapter(
     number="01",
     module="ch01_embeddings",
-    title="Embedding lookup",
+    title=_("Embedding lookup"),
     exercises=[
         Exercise(
-            "lookup", "rows of E for ids of any shape -> [*ids.shape, d]",
+            "lookup", _("rows of E for ids of any shape -> [*ids.shape, d]"),
             cases(LOOKUP_INPUTS, _check_lookup),
-            hint="Indexing a tensor with a tensor of ids returns one row per id, in the ids' shape. "
-                 "Nothing to multiply.",
+            hint=_("Indexing a tensor with a tensor of ids returns one row per id, in the ids' shape. "
+                   "Nothing to multiply."),
             uses_course_model=True,
         ),
         Exercise(
-            "lookup_onehot", "the same rows through one_hot(ids) @ E",
+            "lookup_onehot", _("the same rows through one_hot(ids) @ E"),
             cases(LOOKUP_INPUTS, _check_onehot, "record_ops"),
-            hint="F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
-                 ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E ([V, d]).",
+            hint=_("F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
+                   ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E "
+                   "([V, d])."),
             uses_course_model=True,
         ),
         Exercise(
-            "row_byte_offset", "byte offset of row i in a contiguous [V, d] table",
+            "row_byte_offset", _("byte offset of row i in a contiguous [V, d] table"),
             cases(OFFSET_INPUTS, _check_offset, constant=True)
-            + [Case("row of ' cat' in the real E, checked with data_ptr()", _real_offset_inputs,
+            + [Case(_("row of ' cat' in the real E, checked with data_ptr()"), _real_offset_inputs,
                      _check_offset_real)],
-            hint="A row-major [V, d] table has strides (d, 1) in elements. torch.empty(0, dtype=dtype).element_size() "
-                 "gives the bytes per element.",
+            hint=_("A row-major [V, d] table has strides (d, 1) in elements. "
+                   "torch.empty(0, dtype=dtype).element_size() gives the bytes per element."),
             uses_course_model=True,
         ),
         Exercise(
-            "embedding_backward", "gradient of the table: rows scattered back and summed",
+            "embedding_backward", _("gradient of the table: rows scattered back and summed"),
             cases(BACKWARD_INPUTS, _check_backward),
-            hint="Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
-                 "grad_out first so any shape works.",
+            hint=_("Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
+                   "grad_out first so any shape works."),
         ),
         Exercise(
-            "embedding_autograd", "stretch: the lookup as a torch.autograd.Function whose backward is your scatter-add",
+            "embedding_autograd",
+            _("stretch: the lookup as a torch.autograd.Function whose backward is your scatter-add"),
             cases(AUTOGRAD_INPUTS, _check_autograd, "stretch_autograd"),
-            hint="In forward: ctx.save_for_backward(ids); ctx.vocab_size = E.shape[0]; return E[ids] (autograd is off "
-                 "inside forward). In backward: (ids,) = ctx.saved_tensors; return embedding_backward(grad_out, ids, "
-                 "ctx.vocab_size), None. Then embedding_autograd returns EmbeddingLookup.apply(E, ids).",
+            hint=_("In forward: ctx.save_for_backward(ids); ctx.vocab_size = E.shape[0]; return E[ids] (autograd is "
+                   "off inside forward). In backward: (ids,) = ctx.saved_tensors; return embedding_backward(grad_out, "
+                   "ids, ctx.vocab_size), None. Then embedding_autograd returns EmbeddingLookup.apply(E, ids)."),
             uses_course_model=True,
         ),
     ],
     quiz=[
-        Question(1, "The embedding matrix E of a model with vocabulary V and width d has shape:",
-                 {"a": "[d, V]", "b": "[V, d]", "c": "[V, V]", "d": "[T, d] for T tokens"},
+        Question(1, _("The embedding matrix E of a model with vocabulary V and width d has shape:"),
+                 {"a": "[d, V]", "b": "[V, d]", "c": "[V, V]", "d": _("[T, d] for T tokens")},
                  "25eeca84f03ac8de03c6",
-                 "Reread 'E is a table of rows' in notebook 01a."),
-        Question(2, "Looking up token id i gives the same vector as:",
-                 {"a": "one_hot(i) @ E", "b": "column i of E", "c": "E @ one_hot(i)", "d": "softmax(E)[i]"},
+                 _("Reread 'E is a table of rows' in notebook 01a.")),
+        Question(2, _("Looking up token id i gives the same vector as:"),
+                 {"a": "one_hot(i) @ E", "b": _("column i of E"), "c": "E @ one_hot(i)", "d": "softmax(E)[i]"},
                  "36044b37cb4716c48612",
-                 "Reread 'Lookup is a product with a one-hot matrix' in notebook 01a."),
-        Question(3, "In a contiguous float32 [V, d] table, row i starts this many bytes after row 0:",
+                 _("Reread 'Lookup is a product with a one-hot matrix' in notebook 01a.")),
+        Question(3, _("In a contiguous float32 [V, d] table, row i starts this many bytes after row 0:"),
                  {"a": "i * d", "b": "i * 4", "c": "i * d * 4", "d": "(i + 1) * d * 4"},
                  "ee6774e7fe2406085ae8",
-                 "Reread 'Memory layout' in notebook 01a."),
-        Question(4, "Token id 5 appears twice in a batch. The gradient of E's row 5 is:",
-                 {"a": "the mean of the two gradients",
-                  "b": "the last of the two",
-                  "c": "their sum",
-                  "d": "zero"},
+                 _("Reread 'Memory layout' in notebook 01a.")),
+        Question(4, _("Token id 5 appears twice in a batch. The gradient of E's row 5 is:"),
+                 {"a": _("the mean of the two gradients"),
+                  "b": _("the last of the two"),
+                  "c": _("their sum"),
+                  "d": _("zero")},
                  "7720ec03f1ac7ad9a48b",
-                 "Reread 'Backward: scatter-add' in notebook 01b."),
-        Question(5, "Token ids [3, 7, 3] receive upstream gradient rows filled with 1.0, 2.0 and 5.0. Every entry "
-                    "of the gradient of E's row 3 is:",
+                 _("Reread 'Backward: scatter-add' in notebook 01b.")),
+        Question(5, _("Token ids [3, 7, 3] receive upstream gradient rows filled with 1.0, 2.0 and 5.0. Every entry "
+                      "of the gradient of E's row 3 is:"),
                  {"a": "5.0", "b": "8.0", "c": "3.0", "d": "6.0"},
                  "c938c65457850e4cf41e",
-                 "Reread 'Backward: scatter-add' in notebook 01b: each position adds its gradient into its own row."),
+                 _("Reread 'Backward: scatter-add' in notebook 01b: each position adds its gradient into its own "
+                   "row.")),
     ],
 ))

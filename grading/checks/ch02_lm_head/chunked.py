@@ -7,6 +7,7 @@ import torch
 
 from ..compare import CheckFailed, expect_tensor, expect_tuple
 from ..fixtures import CAT_PROMPT, course_ids, course_model, random_table, ranked_ids
+from ...i18n import _, verbatim
 
 
 # ---------------------------------------------------------------- stretch: topk_logits_chunked
@@ -32,25 +33,25 @@ def _course_topk_case() -> tuple:
 
 
 CHUNKED_INPUTS = {
-    "the docstring example: a tie at the top goes to the lower id, V = 5, chunk = 2": lambda: (
+    _("the docstring example: a tie at the top goes to the lower id, V = 5, chunk = 2"): lambda: (
         torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 0.0], [3.0, 0.0], [2.0, 0.0], [3.0, 0.0], [0.0, 0.0]]), 2, 2),
-    "many exact ties (integer-valued), N = 3, V = 37, k = 5, chunk = 8": lambda: (
+    _("many exact ties (integer-valued), N = 3, V = 37, k = 5, chunk = 8"): lambda: (
         _int_valued((3, 4), 120), _int_valued((37, 4), 121), 5, 8),
-    "k larger than a chunk (the best k span chunks), V = 41, k = 9, chunk = 4": lambda: (
+    _("k larger than a chunk (the best k span chunks), V = 41, k = 9, chunk = 4"): lambda: (
         _int_valued((2, 3), 122), _int_valued((41, 3), 123), 9, 4),
-    "chunk = 1 (one vocabulary row at a time), V = 19, k = 3": lambda: (
+    _("chunk = 1 (one vocabulary row at a time), V = 19, k = 3"): lambda: (
         random_table(2, 5, 124, torch.float64), random_table(19, 5, 125, torch.float64), 3, 1),
-    "V not a multiple of chunk (a short last chunk), V = 103, k = 4, chunk = 25": lambda: (
+    _("V not a multiple of chunk (a short last chunk), V = 103, k = 4, chunk = 25"): lambda: (
         random_table(3, 6, 126, torch.float64), random_table(103, 6, 127, torch.float64), 4, 25),
-    "k = V: every id, sorted, V = 23, chunk = 6": lambda: (
+    _("k = V: every id, sorted, V = 23, chunk = 6"): lambda: (
         _int_valued((2, 3), 128), _int_valued((23, 3), 129), 23, 6),
-    "the best ids all in the last chunk, V = 50, k = 3, chunk = 16": lambda: _last_chunk_best(),
-    "float64, N = 4, d = 16, V = 203, k = 7, chunk = 50": lambda: (
+    _("the best ids all in the last chunk, V = 50, k = 3, chunk = 16"): lambda: _last_chunk_best(),
+    _("float64, N = 4, d = 16, V = 203, k = 7, chunk = 50"): lambda: (
         random_table(4, 16, 130, torch.float64), random_table(203, 16, 131, torch.float64), 7, 50),
-    "the course model: h after 'The cat sat on the' and E [49152, 576], k = 10, chunk = 4096": _course_topk_case,
-    "float16 keeps float16 (integer-valued, exact), V = 45, k = 6, chunk = 8": lambda: (
+    _("the course model: h after 'The cat sat on the' and E [49152, 576], k = 10, chunk = 4096"): _course_topk_case,
+    _("float16 keeps float16 (integer-valued, exact), V = 45, k = 6, chunk = 8"): lambda: (
         _int_valued((3, 4), 134).half(), _int_valued((45, 4), 135).half(), 6, 8),
-    "bfloat16 keeps bfloat16 (integer-valued, exact), V = 30, k = 4, chunk = 7": lambda: (
+    _("bfloat16 keeps bfloat16 (integer-valued, exact), V = 30, k = 4, chunk = 7"): lambda: (
         _int_valued((2, 3), 136).bfloat16(), _int_valued((30, 3), 137).bfloat16(), 4, 7),
 }
 
@@ -72,38 +73,39 @@ def _check_chunked(result, inputs):
     out, calls = result
     h, W, k, chunk = inputs
     V = W.shape[0]
-    values, ids = expect_tuple(out, 2, "topk_logits_chunked -> (values, ids)")
+    values, ids = expect_tuple(out, 2, _("topk_logits_chunked -> (values, ids)"))
     ref_v, ref_i = _reference_chunked(h, W, k)
     logits = h.double() @ W.double().T
     exact = h.dtype == torch.float64 or bool((h == h.round()).all() and (W == W.round()).all())
     tol = 1e-9 if exact else 1e-3
     id_mistakes = [
-        ("ascending order: the largest logits come first (descending=True).",
+        (_("ascending order: the largest logits come first (descending=True)."),
          lambda: ranked_ids(-logits)[:, :k]),
-        ("ties go to the LOWER id: sort by id first, then stably by value (or merge so that earlier ids win).",
+        (_("ties go to the LOWER id: sort by id first, then stably by value (or merge so that earlier ids win)."),
          lambda: (V - 1 - ranked_ids(logits.flip(-1)))[:, :k]),
-        ("ids local to their chunk: add the chunk's start (id = start + position in the chunk).",
+        (_("ids local to their chunk: add the chunk's start (id = start + position in the chunk)."),
          lambda: ref_i % chunk),
-        ("only the first chunk was searched: every chunk's candidates must compete.",
+        (_("only the first chunk was searched: every chunk's candidates must compete."),
          lambda: ranked_ids(logits[:, :chunk])[:, :k] if k <= min(chunk, V) else None),
     ]
     full = V // chunk * chunk  # the rows of W in whole chunks
     if 0 < full < V and k <= full:
-        dropped = ("the last, shorter chunk (the final V % chunk rows of W) was never scored: loop with "
-                   "range(0, V, chunk), and W[start:start + chunk] gives the short chunk by itself.")
+        dropped = _("the last, shorter chunk (the final V % chunk rows of W) was never scored: loop with "
+                    "range(0, V, chunk), and W[start:start + chunk] gives the short chunk by itself.")
         id_mistakes.append((dropped, lambda: ranked_ids(logits[:, :full])[:, :k]))
         value_mistakes = [(dropped, lambda: logits[:, :full].gather(-1, ranked_ids(logits[:, :full])[:, :k]))]
     else:
         value_mistakes = []
-    expect_tensor(values, ref_v.to(h.dtype), "values (the top-k logits)", atol=tol, rtol=tol, mistakes=value_mistakes + [
-        ("ascending order: the largest logits come first.", lambda: logits.gather(-1, ranked_ids(-logits)[:, :k])),
-        ("only the first chunk was searched: every chunk's candidates must compete.",
+    expect_tensor(values, ref_v.to(h.dtype), _("values (the top-k logits)"), atol=tol, rtol=tol,
+                  mistakes=value_mistakes + [
+        (_("ascending order: the largest logits come first."), lambda: logits.gather(-1, ranked_ids(-logits)[:, :k])),
+        (_("only the first chunk was searched: every chunk's candidates must compete."),
          lambda: logits[:, :chunk].sort(-1, descending=True).values[:, :k] if k <= min(chunk, V) else None),
     ])
     if not (isinstance(ids, torch.Tensor) and ids.dtype == torch.long and ids.shape == ref_i.shape):
-        expect_tensor(ids, ref_i, "ids", atol=0, rtol=0, mistakes=id_mistakes)
+        expect_tensor(ids, ref_i, _("ids"), atol=0, rtol=0, mistakes=id_mistakes)
     if exact:
-        expect_tensor(ids, ref_i, "ids (ties by lower id)", atol=0, rtol=0, mistakes=id_mistakes)
+        expect_tensor(ids, ref_i, _("ids (ties by lower id)"), atol=0, rtol=0, mistakes=id_mistakes)
     else:  # float32 real data: another summation order may swap nearly equal logits; each id must carry its value
         ok = bool(((ids >= 0) & (ids < V)).all())
         if ok:
@@ -111,13 +113,14 @@ def _check_chunked(result, inputs):
             ok = bool(torch.allclose(got, values.double(), atol=tol, rtol=tol)) and all(
                 len(set(r)) == k for r in ids.tolist())
         if not ok:
-            expect_tensor(ids, ref_i, "ids (each the id of its value, no id twice)", atol=0, rtol=0,
+            expect_tensor(ids, ref_i, _("ids (each the id of its value, no id twice)"), atol=0, rtol=0,
                           mistakes=id_mistakes)
     if chunk < V:
         for name, shapes in calls:
             wide = next((s for s in shapes if len(s) >= 2 and s[-1] >= V and s[-1] > k + chunk
                          and s != list(W.shape)), None)
             if wide is not None:
-                raise CheckFailed(f"right values, but {name} received a tensor of shape {wide}: a full row of V = {V} "
-                              f"logits (or W.T, [d, V]) was formed. Work on W[start:start + chunk] ({chunk} rows at "
-                              "a time) and keep only the best k candidates between chunks.")
+                raise CheckFailed(_("right values, but {name} received a tensor of shape {wide}: a full row of "
+                                    "V = {V} logits (or W.T, [d, V]) was formed. Work on W[start:start + chunk] "
+                                    "({chunk} rows at a time) and keep only the best k candidates between chunks.",
+                                    name=verbatim(name), wide=verbatim(wide), V=V, chunk=chunk))

@@ -8,6 +8,7 @@ from torch import nn
 from ..compare import expect_equal, expect_float
 from ..fixtures import SharedStorageParameters, TinyLM, cached_tiny_model, course_model
 from .tying import _built
+from ...i18n import N_, _
 
 
 # ---------------------------------------------------------------- count_parameters
@@ -49,43 +50,43 @@ def _meta_qwen3():
 
 
 COUNT_INPUTS = {
-    "nn.Linear(4, 3): a weight and a bias": lambda: (_built(lambda: nn.Linear(4, 3)),),
-    "a toy LM, untied (embedding and head are two tensors)": lambda: (_built(lambda: TinyLM(40, 8, tied=False)),),
-    "the same toy LM, tied (one tensor under two names)": lambda: (_built(lambda: TinyLM(40, 8, tied=True)),),
-    "one Linear used twice in a Sequential": _shared_linear,
-    "frozen parameters count too": _frozen,
-    "buffers are not parameters (BatchNorm running statistics)": _with_buffers,
-    "a module with no parameters": lambda: (nn.ReLU(),),
-    "a tiny transformers Llama, tied": lambda: _tiny_hf(True),
-    "a tiny transformers Llama, untied": lambda: _tiny_hf(False),
-    "Qwen3-0.6B on the meta device (shapes only; data_ptr() is 0 for every tensor)": _meta_qwen3,
-    "the course model (tied)": lambda: (course_model()[0],),
-    "a tied toy LM with a BatchNorm: a shared matrix AND buffers": _tied_with_buffers,
-    "two distinct Parameters viewing one storage (a fused [6, 4] weight and its lower half)":
+    _("nn.Linear(4, 3): a weight and a bias"): lambda: (_built(lambda: nn.Linear(4, 3)),),
+    _("a toy LM, untied (embedding and head are two tensors)"): lambda: (_built(lambda: TinyLM(40, 8, tied=False)),),
+    _("the same toy LM, tied (one tensor under two names)"): lambda: (_built(lambda: TinyLM(40, 8, tied=True)),),
+    _("one Linear used twice in a Sequential"): _shared_linear,
+    _("frozen parameters count too"): _frozen,
+    _("buffers are not parameters (BatchNorm running statistics)"): _with_buffers,
+    _("a module with no parameters"): lambda: (nn.ReLU(),),
+    _("a tiny transformers Llama, tied"): lambda: _tiny_hf(True),
+    _("a tiny transformers Llama, untied"): lambda: _tiny_hf(False),
+    _("Qwen3-0.6B on the meta device (shapes only; data_ptr() is 0 for every tensor)"): _meta_qwen3,
+    _("the course model (tied)"): lambda: (course_model()[0],),
+    _("a tied toy LM with a BatchNorm: a shared matrix AND buffers"): _tied_with_buffers,
+    _("two distinct Parameters viewing one storage (a fused [6, 4] weight and its lower half)"):
         lambda: (SharedStorageParameters(6, 4, seed=3),),
 }
 
 
 def _count_mistakes(model: nn.Module):
     every_name = list(model.named_parameters(remove_duplicate=False))
-    yield ("counted state_dict() entries: a tied matrix appears there under both names, and buffers "
-           "(running statistics, masks) are included although they are not parameters.",
+    yield (_("counted state_dict() entries: a tied matrix appears there under both names, and buffers "
+             "(running statistics, masks) are included although they are not parameters."),
            lambda: sum(v.numel() for v in model.state_dict().values()))
-    yield ("counted every name: a shared Parameter is registered once per module that holds it "
-           "(named_parameters(remove_duplicate=False), or looping over modules). Count each tensor once.",
+    yield (_("counted every name: a shared Parameter is registered once per module that holds it "
+             "(named_parameters(remove_duplicate=False), or looping over modules). Count each tensor once."),
            lambda: sum(p.numel() for _, p in every_name))
-    yield ("counted only trainable parameters (requires_grad=True); frozen parameters are parameters too.",
+    yield (_("counted only trainable parameters (requires_grad=True); frozen parameters are parameters too."),
            lambda: sum(p.numel() for p in model.parameters() if p.requires_grad))
-    yield ("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
-           "Deduplicate by the Parameter object itself; model.parameters() already yields each one once.",
+    yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
+             "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
            lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
     by_storage = [(p.untyped_storage().data_ptr(), p) for p in model.parameters()]
     for kept in (by_storage, by_storage[::-1]):  # a dict keeps the last Parameter of a storage, setdefault the first
-        yield ("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one storage "
-               "(a fused matrix exposed in parts) and are still two parameters. Deduplicate by the Parameter object "
-               "itself; model.parameters() already yields each one once.",
+        yield (_("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one "
+                 "storage (a fused matrix exposed in parts) and are still two parameters. Deduplicate by the "
+                 "Parameter object itself; model.parameters() already yields each one once."),
                lambda kept=kept: sum(p.numel() for p in dict(kept).values()))
-    yield ("counted Parameter tensors, not the numbers in them: add up p.numel() for each parameter.",
+    yield (_("counted Parameter tensors, not the numbers in them: add up p.numel() for each parameter."),
            lambda: len(list(model.parameters())))
 
 
@@ -93,20 +94,21 @@ def _check_count(out, inputs):
     (model,) = inputs
     by_identity = {id(p): p for _, p in model.named_parameters(remove_duplicate=False)}  # independent dedup
     expected = sum(p.numel() for p in by_identity.values())
-    expect_equal(out, expected, "number of parameters", mistakes=_count_mistakes(model))
+    expect_equal(out, expected, _("number of parameters"), mistakes=_count_mistakes(model))
 
 
 # ---------------------------------------------------------------- embedding_share / untied_total
 
-# name: (V, d, tied total); the reference models' checks rebuild them on the meta device.
+# name: (V, d, tied total); the reference models' checks rebuild them on the meta device. The names stay plain keys
+# (meta_model looks the reference models up by them): N_ puts them in the catalog, and the cases show them with _().
 SHARE_INPUTS = {
-    "GPT-2 small": (50257, 768, 124_439_808),
-    "Qwen3-0.6B": (151936, 1024, 596_049_920),
-    "Qwen3.5-0.8B": (248320, 1024, 852_985_920),
-    "the course model (SmolLM2-135M)": (49152, 576, 134_515_008),
-    "a model that is nothing but its embedding": (10, 4, 40),
-    "a small toy model": (100, 8, 2000),
-    "a hypothetical 10**16-parameter model (beyond 2**53: only integer arithmetic stays exact)":
+    N_("GPT-2 small"): (50257, 768, 124_439_808),
+    N_("Qwen3-0.6B"): (151936, 1024, 596_049_920),
+    N_("Qwen3.5-0.8B"): (248320, 1024, 852_985_920),
+    N_("the course model (SmolLM2-135M)"): (49152, 576, 134_515_008),
+    N_("a model that is nothing but its embedding"): (10, 4, 40),
+    N_("a small toy model"): (100, 8, 2000),
+    N_("a hypothetical 10**16-parameter model (beyond 2**53: only integer arithmetic stays exact)"):
         (262144, 16384, 10**16 + 1),
 }
 
@@ -134,15 +136,17 @@ def _share_reference(name: str, V: int, d: int, total: int) -> tuple[int, int]:
 def _check_share(name):
     def check(out, inputs):
         V, d, total = inputs
-        table, _ = _share_reference(name, V, d, total)
-        expect_float(out, table / total, f"embedding share of {name} (V={V}, d={d}, total={total:,})",
+        table = _share_reference(name, V, d, total)[0]
+        expect_float(out, table / total, _("embedding share of {name} (V={V}, d={d}, total={total:,})", name=_(name),
+                                           V=V, d=d, total=total),
                      atol=1e-12, rtol=1e-9, python=True, mistakes=[
-                         ("counted the table twice: in a tied model the embedding and the head are ONE table.",
+                         (_("counted the table twice: in a tied model the embedding and the head are ONE table."),
                           2 * V * d / total),
-                         ("returned a percentage; return a fraction between 0 and 1.", 100 * table / total),
-                         ("divided by the untied total; total_params is the tied model's count.",
+                         (_("returned a percentage; return a fraction between 0 and 1."), 100 * table / total),
+                         (_("divided by the untied total; total_params is the tied model's count."),
                           V * d / (total + V * d)),
-                         ("used integer division (//), which rounds the fraction down to 0; use /.", V * d // total),
+                         (_("used integer division (//), which rounds the fraction down to 0; use /."),
+                          V * d // total),
                      ])
     return check
 
@@ -150,15 +154,16 @@ def _check_share(name):
 def _check_untied(name):
     def check(out, inputs):
         V, d, total = inputs
-        _, untied = _share_reference(name, V, d, total)
-        expect_equal(out, untied, f"untied total of {name} (V={V}, d={d}, tied total={total:,}; an int)", mistakes=[
-            ("added two tables: the tied model already contains one V x d table; untying adds ONE more.",
+        untied = _share_reference(name, V, d, total)[1]
+        expect_equal(out, untied, _("untied total of {name} (V={V}, d={d}, tied total={total:,}; an int)",
+                                    name=_(name), V=V, d=d, total=total), mistakes=[
+            (_("added two tables: the tied model already contains one V x d table; untying adds ONE more."),
              total + 2 * V * d),
-            ("doubled the whole model: only the V x d table is duplicated.", 2 * total),
-            ("subtracted the table: untying adds a table, tying removes one.", total - V * d),
-            ("returned only the two tables (2 * V * d): untied_total is the WHOLE model, total_params plus the "
-             "new head's V x d matrix.", 2 * V * d),
-            ("gave the new head a bias (V more): an untied head is a V x d matrix like the embedding, no bias.",
+            (_("doubled the whole model: only the V x d table is duplicated."), 2 * total),
+            (_("subtracted the table: untying adds a table, tying removes one."), total - V * d),
+            (_("returned only the two tables (2 * V * d): untied_total is the WHOLE model, total_params plus the "
+               "new head's V x d matrix."), 2 * V * d),
+            (_("gave the new head a bias (V more): an untied head is a V x d matrix like the embedding, no bias."),
              total + V * d + V),
         ])
     return check

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from ..compare import expect_equal
 from ..fixtures import TinyLM, random_ids
 from .tying import _built
+from ...i18n import _
 
 
 # ---------------------------------------------------------------- rows_with_gradient
@@ -41,19 +42,19 @@ def _one_entry():
 
 
 ROWS_INPUTS = {
-    "the docstring example": lambda: torch.tensor([[0., 0.], [1., -1.], [0., 3.], [2., 5.], [4., 0.]]),
-    "tiny values count (2e-30 and 1e-9 are not zero)":
+    _("the docstring example"): lambda: torch.tensor([[0., 0.], [1., -1.], [0., 3.], [2., 5.], [4., 0.]]),
+    _("tiny values count (2e-30 and 1e-9 are not zero)"):
         lambda: torch.tensor([[0., 0.], [0., 2e-30], [1e-9, 2e-9], [5., 0.], [6., 0.]]),
-    "rows that sum to zero but are not zero": _cancelling_rows,
-    "-0.0 is zero": _negative_zeros,
-    "one non-zero entry in the last column of row 617": _one_entry,
-    "an all-zero gradient": lambda: torch.zeros(8, 4),
-    "an empty vocabulary [0, 4]": lambda: torch.zeros(0, 4),
-    "float64 entries of 1e-300 (no float32 can hold them) count": lambda: torch.tensor(
+    _("rows that sum to zero but are not zero"): _cancelling_rows,
+    _("-0.0 is zero"): _negative_zeros,
+    _("one non-zero entry in the last column of row 617"): _one_entry,
+    _("an all-zero gradient"): lambda: torch.zeros(8, 4),
+    _("an empty vocabulary [0, 4]"): lambda: torch.zeros(0, 4),
+    _("float64 entries of 1e-300 (no float32 can hold them) count"): lambda: torch.tensor(
         [[0.0, 1e-300], [0.0, 0.0], [-3e-310, 0.0], [1.0, 0.0]], dtype=torch.float64),
-    "float16 gradient": lambda: torch.tensor([[0., 1e-5], [0., 0.], [-2., 0.]], dtype=torch.float16),
-    "untied tiny LM: the input embedding's gradient after one backward pass": lambda: _lm_gradient(False),
-    "tied tiny LM: the shared matrix's gradient after one backward pass": lambda: _lm_gradient(True),
+    _("float16 gradient"): lambda: torch.tensor([[0., 1e-5], [0., 0.], [-2., 0.]], dtype=torch.float16),
+    _("untied tiny LM: the input embedding's gradient after one backward pass"): lambda: _lm_gradient(False),
+    _("tied tiny LM: the shared matrix's gradient after one backward pass"): lambda: _lm_gradient(True),
 }
 
 
@@ -61,19 +62,20 @@ def _check_rows(out, inputs):
     (grad,) = inputs
     expected = len(torch.unique(torch.nonzero(grad)[:, 0])) if grad.numel() else 0  # rows that hold a non-zero
     nz = grad != 0
-    expect_equal(out, expected, f"rows with non-zero gradient in a {list(grad.shape)} gradient (a Python int)", mistakes=[
-        ("counted non-zero entries, not rows.", lambda: int(nz.sum())),
-        ("counted rows whose entries are ALL non-zero; a row counts if ANY entry is non-zero.",
+    expect_equal(out, expected, _("rows with non-zero gradient in a {shape} gradient (a Python int)",
+                                  shape=list(grad.shape)), mistakes=[
+        (_("counted non-zero entries, not rows."), lambda: int(nz.sum())),
+        (_("counted rows whose entries are ALL non-zero; a row counts if ANY entry is non-zero."),
          lambda: int(nz.all(dim=1).sum()) if grad.numel() else 0),
-        ("summed each row: a row like [1, -1] sums to 0 but its gradient is not zero. Test each entry.",
+        (_("summed each row: a row like [1, -1] sums to 0 but its gradient is not zero. Test each entry."),
          lambda: int((grad.sum(dim=1) != 0).sum())),
-        ("cast the gradient to float32 (or compared it with a float32 tensor): float64 entries smaller than "
-         "float32's tiniest number (1e-45) become 0. Test the gradient in its own dtype: (grad != 0).any(dim=1).",
+        (_("cast the gradient to float32 (or compared it with a float32 tensor): float64 entries smaller than "
+           "float32's tiniest number (1e-45) become 0. Test the gradient in its own dtype: (grad != 0).any(dim=1)."),
          lambda: int((grad.float() != 0).any(dim=1).sum()) if grad.numel() else 0),
-        ("used a tolerance: any non-zero value, however small, means the row receives gradient.",
+        (_("used a tolerance: any non-zero value, however small, means the row receives gradient."),
          lambda: int((grad.abs() > 1e-6).any(dim=1).sum()) if grad.numel() else 0),
-        ("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "
-         "(1e-5 ** 2 in float16). Test each entry: (grad != 0).any(dim=1).",
+        (_("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "
+           "(1e-5 ** 2 in float16). Test each entry: (grad != 0).any(dim=1)."),
          lambda: int(((grad ** 2).sum(dim=1) > 0).sum()) if grad.numel() else 0),
     ])
 

@@ -9,6 +9,7 @@ from torch import nn
 from ...worker.calls.ch03 import same_storage as _same_storage, sgd_step_through_head as _sgd_step_through_head
 from ..compare import CheckFailed, expect_tensor, expect_that, matches
 from ..fixtures import cached_tiny_model, random_ids, random_table
+from ...i18n import _, verbatim
 
 
 # ---------------------------------------------------------------- tie_weights
@@ -43,45 +44,47 @@ def _tiny_llama_pair():
 
 
 TIE_INPUTS = {
-    "V=10, d=4": lambda: _pair(10, 4, 1),
-    "V=50, d=8, a head with a bias (the bias stays the head's own)": lambda: _pair(50, 8, 2, bias=True),
-    "V=1: a one-token vocabulary": lambda: _pair(1, 3, 3),
-    "an embedding with padding_idx=0": lambda: _pair(20, 6, 4, padding_idx=0),
-    "float64 modules": lambda: _pair(12, 5, 7, dtype=torch.float64),
-    "a tiny untied transformers Llama: model.model.embed_tokens and model.lm_head": _tiny_llama_pair,
+    _("V=10, d=4"): lambda: _pair(10, 4, 1),
+    _("V=50, d=8, a head with a bias (the bias stays the head's own)"): lambda: _pair(50, 8, 2, bias=True),
+    _("V=1: a one-token vocabulary"): lambda: _pair(1, 3, 3),
+    _("an embedding with padding_idx=0"): lambda: _pair(20, 6, 4, padding_idx=0),
+    _("float64 modules"): lambda: _pair(12, 5, 7, dtype=torch.float64),
+    _("a tiny untied transformers Llama: model.model.embed_tokens and model.lm_head"): _tiny_llama_pair,
 }
 
 
 def _check_tying(obs, inputs):
     if not isinstance(obs, dict):
-        raise CheckFailed("internal: unexpected result format")
+        raise CheckFailed(_("internal: unexpected result format"))
     emb, head, x, targets = copy.deepcopy(inputs)  # the judge reuses inputs: never tie the cached ones
     E0, H0 = emb.weight.detach().clone(), head.weight.detach().clone()
     V, d = E0.shape
-    expect_that(obs["is_tensor"], "After tie_weights, head.weight is not a tensor at all. Assign the embedding's "
-                                  "Parameter to it.")
+    expect_that(obs["is_tensor"], _("After tie_weights, head.weight is not a tensor at all. Assign the embedding's "
+                                    "Parameter to it."))
     had = sorted(name for name, _ in head.named_parameters())
     added = sorted(set(obs.get("head_parameters", had)) - set(had))
-    expect_that(not added, f"After tie_weights the head has parameter(s) {added} it did not have before (it had "
-                           f"{had}). Tying replaces head.weight and nothing else: leave a head without a bias "
-                           "without one (a zero bias still trains and changes the logits).")
+    expect_that(not added, _("After tie_weights the head has parameter(s) {added} it did not have before (it had "
+                             "{had}). Tying replaces head.weight and nothing else: leave a head without a bias "
+                             "without one (a zero bias still trains and changes the logits).",
+                             added=verbatim(added), had=verbatim(had)))
     if obs["head_shape"] != (V, d):
-        transposed = " It looks transposed: nn.Linear(d, V) stores its weight as [V, d] already, the same " \
-                     "shape as the embedding, so no .T is needed." if obs["head_shape"] == (d, V) else ""
-        raise CheckFailed(f"head.weight has shape {list(obs['head_shape'])}, expected [{V}, {d}].{transposed}")
+        transposed = _(" It looks transposed: nn.Linear(d, V) stores its weight as [V, d] already, the same "
+                       "shape as the embedding, so no .T is needed.") if obs["head_shape"] == (d, V) else ""
+        raise CheckFailed(_("head.weight has shape {shape}, expected [{V}, {d}].{transposed}",
+                            shape=list(obs['head_shape']), V=V, d=d, transposed=transposed))
     if matches(obs["embedding_after_tie"], H0, atol=0, rtol=0) and not torch.equal(E0, H0):
-        raise CheckFailed("The embedding lost its values: after tying, embedding.weight holds the head's old "
-                          "weights. You tied the wrong way round (embedding.weight = head.weight); the head "
-                          "should take the embedding's parameter.")
-    expect_tensor(obs["embedding_after_tie"], E0, "embedding.weight right after tying (it should be unchanged)",
+        raise CheckFailed(_("The embedding lost its values: after tying, embedding.weight holds the head's old "
+                            "weights. You tied the wrong way round (embedding.weight = head.weight); the head "
+                            "should take the embedding's parameter."))
+    expect_tensor(obs["embedding_after_tie"], E0, _("embedding.weight right after tying (it should be unchanged)"),
                   atol=0, rtol=0)
-    expect_tensor(obs["head_after_tie"], E0, "head.weight right after tying (it should equal the embedding)",
+    expect_tensor(obs["head_after_tie"], E0, _("head.weight right after tying (it should equal the embedding)"),
                   atol=0, rtol=0)
     expect_that(obs.get("embedding_kept", True),
-                "After tie_weights, embedding.weight is no longer the embedding's own Parameter: you rebound it to a "
-                "new Parameter (a copy). Optimisers and other modules hold the original object, which no longer "
-                "reaches the model. Keep embedding.weight as it is and give the head that same object: "
-                "head.weight = embedding.weight.")
+                _("After tie_weights, embedding.weight is no longer the embedding's own Parameter: you rebound it to a "
+                  "new Parameter (a copy). Optimisers and other modules hold the original object, which no longer "
+                  "reaches the model. Keep embedding.weight as it is and give the head that same object: "
+                  "head.weight = embedding.weight."))
 
     # The judge's own tied pair, after the same optimiser step.
     head.weight = emb.weight
@@ -90,26 +93,26 @@ def _check_tying(obs, inputs):
     emb_moved = float((obs["embedding_after_step"] - E0).abs().max())
     head_moved = float((obs["head_after_step"] - E0).abs().max())
     if not (obs["same_storage"] and _same_storage(*obs["pair"])):
-        raise CheckFailed(
+        raise CheckFailed(_(
             "Copied instead of shared: head.weight has the embedding's values but lives in its own memory "
             "(a different storage), so the two drift apart as soon as one is trained. Measured: after one SGD "
-            f"step on a loss computed from the head's logits only, the head moved by up to {head_moved:.3g} and the embedding "
-            f"by {emb_moved:.3g}. Assign the Parameter itself (head.weight = embedding.weight), not a clone or "
-            "a copy_ of its data.")
+            "step on a loss computed from the head's logits only, the head moved by up to {head_moved:.3g} and the "
+            "embedding by {emb_moved:.3g}. Assign the Parameter itself (head.weight = embedding.weight), not a clone "
+            "or a copy_ of its data.", head_moved=head_moved, emb_moved=emb_moved))
     if not obs["same_object"]:
-        raise CheckFailed(
+        raise CheckFailed(_(
             "head.weight shares the embedding's memory but is a different Parameter object (for example "
             "nn.Parameter(embedding.weight) or head.weight.data = embedding.weight.data). The module now has "
-            f"{obs['n_parameters']} parameters where a tied pair has {2 if head.bias is not None else 1}: "
+            "{n} parameters where a tied pair has {tied}: "
             "parameters() counts the matrix twice, an optimiser keeps two states for it, and the head's gradient "
             "goes to a different tensor than the embedding's. Assign the Parameter itself: "
-            "head.weight = embedding.weight.")
-    expect_tensor(obs["embedding_after_step"], expected, "embedding.weight after one SGD step through the head",
-                  atol=1e-6, rtol=1e-5, mistakes=[("copied instead of shared: the embedding did not move.", E0)])
-    expect_tensor(obs["head_after_step"], expected, "head.weight after the same step", atol=1e-6, rtol=1e-5)
+            "head.weight = embedding.weight.", n=obs['n_parameters'], tied=2 if head.bias is not None else 1))
+    expect_tensor(obs["embedding_after_step"], expected, _("embedding.weight after one SGD step through the head"),
+                  atol=1e-6, rtol=1e-5, mistakes=[(_("copied instead of shared: the embedding did not move."), E0)])
+    expect_tensor(obs["head_after_step"], expected, _("head.weight after the same step"), atol=1e-6, rtol=1e-5)
     if head.bias is not None:
-        expect_tensor(obs["bias_after_step"], head.bias.detach(), "head.bias after the step (it stays the "
-                      "head's own parameter)", atol=1e-6, rtol=1e-5)
+        expect_tensor(obs["bias_after_step"], head.bias.detach(), _("head.bias after the step (it stays the "
+                      "head's own parameter)"), atol=1e-6, rtol=1e-5)
 
 
 # ---------------------------------------------------------------- the chapter
@@ -125,61 +128,67 @@ def _untie_case(arch: str, seed: int, tied: bool = True, vocab_size: int = 128) 
 
 
 UNTIE_INPUTS = {
-    "a tied tiny Llama (V = 128, d = 32)": lambda: _untie_case("llama", 20),
-    "a tied tiny Qwen3": lambda: _untie_case("qwen3", 21),
-    "a tied tiny GPT-2 (lm_head tied to transformer.wte)": lambda: _untie_case("gpt2", 22),
-    "a tied tiny Llama with V = 1000": lambda: _untie_case("llama", 23, vocab_size=1000),
-    "an already untied tiny Llama: its head keeps its own values": lambda: _untie_case("llama", 24, tied=False),
+    _("a tied tiny Llama (V = 128, d = 32)"): lambda: _untie_case("llama", 20),
+    _("a tied tiny Qwen3"): lambda: _untie_case("qwen3", 21),
+    _("a tied tiny GPT-2 (lm_head tied to transformer.wte)"): lambda: _untie_case("gpt2", 22),
+    _("a tied tiny Llama with V = 1000"): lambda: _untie_case("llama", 23, vocab_size=1000),
+    _("an already untied tiny Llama: its head keeps its own values"): lambda: _untie_case("llama", 24, tied=False),
 }
 
-_RELOAD = "model.save_pretrained(folder) then AutoModelForCausalLM.from_pretrained(folder)"
+_RELOAD = _("model.save_pretrained(folder) then AutoModelForCausalLM.from_pretrained(folder)")
+_UNTIED = _("after untie_lm_head")  # the two stages the checks look at: right after the call, and after a reload
+_RELOADED = _("after {reload}", reload=_RELOAD)
 
 
 def _check_untie_stage(seen: dict, E: torch.Tensor, H: torch.Tensor, tied: bool, stage: str) -> None:
     if seen["same_storage"]:
-        raise CheckFailed(
-            f"{stage}: the head and the embedding still share one storage. " + (
-                "Setting config.tie_word_embeddings = False (or wrapping the same tensor in a new Parameter, "
-                "nn.Parameter(emb.weight)) does not copy anything: give the head "
-                "nn.Parameter(emb.weight.detach().clone())." if stage == "after untie_lm_head" else
-                "config.tie_word_embeddings was still True when the model was saved, so from_pretrained tied them "
-                "again: set model.config.tie_word_embeddings = False."))
+        fix = (_("Setting config.tie_word_embeddings = False (or wrapping the same tensor in a new Parameter, "
+                 "nn.Parameter(emb.weight)) does not copy anything: give the head "
+                 "nn.Parameter(emb.weight.detach().clone()).") if stage == _UNTIED else
+               _("config.tie_word_embeddings was still True when the model was saved, so from_pretrained tied them "
+                 "again: set model.config.tie_word_embeddings = False."))
+        raise CheckFailed(_("{stage}: the head and the embedding still share one storage. {fix}", stage=stage,
+                            fix=fix))
     if seen["config_tied"]:
-        raise CheckFailed(f"{stage}: config.tie_word_embeddings is True; the saved config must say False, or "
-                          "from_pretrained (and model.tie_weights()) ties the head to the embedding again.")
+        raise CheckFailed(_("{stage}: config.tie_word_embeddings is True; the saved config must say False, or "
+                            "from_pretrained (and model.tie_weights()) ties the head to the embedding again.",
+                            stage=stage))
     if not (seen["is_parameter"] and seen["requires_grad"]):
-        raise CheckFailed(f"{stage}: the head's weight is not a trainable nn.Parameter (is_parameter="
-                          f"{seen['is_parameter']}, requires_grad={seen['requires_grad']}): a head that does not "
-                          "train is not a head of its own. Use nn.Parameter(...) with requires_grad left True.")
-    expect_tensor(seen["emb"], E, f"{stage}: the embedding matrix", atol=0, rtol=0)
-    expect_tensor(seen["head"], H, f"{stage}: the head's weight (a copy of the shared matrix)", atol=0, rtol=0,
-                  mistakes=[] if tied else [
-                      ("the model was already untied: its head has its own values, which must stay; you overwrote "
-                       "them with the embedding's.", E)])
+        raise CheckFailed(_("{stage}: the head's weight is not a trainable nn.Parameter (is_parameter="
+                            "{is_parameter}, requires_grad={requires_grad}): a head that does not "
+                            "train is not a head of its own. Use nn.Parameter(...) with requires_grad left True.",
+                            stage=stage, is_parameter=verbatim(seen['is_parameter']),
+                            requires_grad=verbatim(seen['requires_grad'])))
+    expect_tensor(seen["emb"], E, _("{stage}: the embedding matrix", stage=stage), atol=0, rtol=0)
+    expect_tensor(seen["head"], H, _("{stage}: the head's weight (a copy of the shared matrix)", stage=stage),
+                  atol=0, rtol=0, mistakes=[] if tied else [
+                      (_("the model was already untied: its head has its own values, which must stay; you overwrote "
+                         "them with the embedding's."), E)])
 
 
 def _check_untie(out, inputs):
     model, x, targets = inputs
     had = out.get("before", {}).get("head_parameters")
     if had is not None:
-        for stage, seen in (("after untie_lm_head", out["after"]), (f"after {_RELOAD}", out["reloaded"])):
+        for stage, seen in ((_UNTIED, out["after"]), (_RELOADED, out["reloaded"])):
             added = sorted(set(seen.get("head_parameters", had)) - set(had))
-            expect_that(not added, f"{stage}: the head has parameter(s) {added} it did not have before (it had "
-                                   f"{had}). Untying gives the head its own copy of the weight and nothing else: "
-                                   "a new nn.Linear(d, V) has a bias by default (bias=True).")
+            expect_that(not added, _("{stage}: the head has parameter(s) {added} it did not have before (it had "
+                                     "{had}). Untying gives the head its own copy of the weight and nothing else: "
+                                     "a new nn.Linear(d, V) has a bias by default (bias=True).",
+                                     stage=stage, added=verbatim(added), had=verbatim(had)))
     E = model.get_input_embeddings().weight.detach().clone()
     H = model.get_output_embeddings().weight.detach().clone()
     tied = _same_storage(model.get_input_embeddings().weight, model.get_output_embeddings().weight)
-    _check_untie_stage(out["after"], E, H, tied, "after untie_lm_head")
-    _check_untie_stage(out["reloaded"], E, H, tied, f"after {_RELOAD}")
+    _check_untie_stage(out["after"], E, H, tied, _UNTIED)
+    _check_untie_stage(out["reloaded"], E, H, tied, _RELOADED)
     emb = nn.Embedding.from_pretrained(E.clone(), freeze=False)
     head = nn.Linear(E.shape[1], E.shape[0], bias=False)
     with torch.no_grad():
         head.weight.copy_(H)
     _sgd_step_through_head(emb, head, x, targets)
     stepped = out.get("stepped")
-    expect_that(stepped is not None, "internal: the reloaded model's step was not taken.")
-    expect_tensor(stepped["emb"], E, "the reloaded embedding after one SGD step through the head only (it must not "
-                  "change: the matrices are separate)", atol=0, rtol=0)
-    expect_tensor(stepped["head"], head.weight.detach(), "the reloaded head after one SGD step through the head",
+    expect_that(stepped is not None, _("internal: the reloaded model's step was not taken."))
+    expect_tensor(stepped["emb"], E, _("the reloaded embedding after one SGD step through the head only (it must not "
+                  "change: the matrices are separate)"), atol=0, rtol=0)
+    expect_tensor(stepped["head"], head.weight.detach(), _("the reloaded head after one SGD step through the head"),
                   atol=1e-6, rtol=1e-5)
