@@ -137,8 +137,8 @@ def _naming_cancellation(check):
                                                 "expected a"))
             if X.dtype == torch.float32 and float(X.double().mean(dim=0).abs().max()) > 100 * spread \
                     and not explained:
-                raise CheckFailed(text + _(
-                    "\n  One possible cause: catastrophic cancellation. This float32 data has a mean far larger than "
+                raise CheckFailed(text + "\n  " + _(
+                    "One possible cause: catastrophic cancellation. This float32 data has a mean far larger than "
                     "its spread: a covariance formed in one pass (X.T @ X / n - mean mean^T) subtracts two huge, "
                     "nearly equal numbers and keeps almost none of the digits of their difference. Centre first "
                     "(X - X.mean(0)), then take the SVD.")) from None
