@@ -5,6 +5,7 @@ from functools import lru_cache
 
 import torch
 
+from ...i18n import _
 from ..compare import CheckFailed, expect_tensor, seeded
 from ..fixtures import CAT_PROMPT, course_ids, course_model, random_ids
 
@@ -70,8 +71,8 @@ def _check_filter(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: torch
         had = torch.isfinite(x.reshape(-1, x.shape[-1])).any(-1)
         empty = had & ~torch.isfinite(rows).any(-1)
         if bool(empty.any()):
-            raise CheckFailed(f"{what}: row {int(empty.nonzero()[0])} (of the input flattened to rows) has no token "
-                              "left; a filter must always keep at least the most likely token.")
+            raise CheckFailed(_("{what}: row {row} (of the input flattened to rows) has no token left; a filter must "
+                                "always keep at least the most likely token.", what=what, row=int(empty.nonzero()[0])))
         either = ambiguous & ((out == x) | (out == NEG_INF))
         expected = torch.where(either, out, expected)
     expect_tensor(out, expected, what, atol=0, rtol=0, mistakes=mistakes)

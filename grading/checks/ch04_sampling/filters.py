@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _
 from ..compare import CheckFailed
 from ..fixtures import random_tensor
 from .common import (FIVE, NEG_INF, _as_rows, _check_filter, _crossing, _real, _removed_to_zero, _softmax64, _ties,
@@ -14,20 +15,20 @@ from .common import (FIVE, NEG_INF, _as_rows, _check_filter, _crossing, _real, _
 
 def _top_k_inputs():
     return {
-        "the five logits, k = 3": lambda: (torch.tensor(FIVE), 3),
-        "a batch [4, 50], k = 5": lambda: (random_tensor((4, 50), 12, 2.0), 5),
-        "ties at the k-th value, [3, 12], k = 2": lambda: (_ties((3, 12), 13), 2),
-        "k = 1 with a tie at the top": lambda: (torch.tensor([[1.0, 3.0, 3.0, 0.5], [2.0, 1.0, 0.0, -1.0]]), 1),
-        "k = V keeps everything": lambda: (random_tensor((2, 10), 14), 10),
-        "k > V keeps everything": lambda: (random_tensor((2, 10), 15), 17),
-        "-inf entries, k larger than the finite count in some rows": lambda: (_with_neg_inf(random_tensor((3, 20), 16), 17, 0.6), 12),
-        "1-D logits [30], k = 4": lambda: (random_tensor((30,), 18), 4),
-        "3-D logits [2, 3, 16], k = 3": lambda: (random_tensor((2, 3, 16), 19), 3),
-        "huge logits (scale 1e4), k = 10": lambda: (random_tensor((2, 40), 20, 1e4), 10),
-        "float64, k = 6": lambda: (random_tensor((2, 25), 21, dtype=torch.float64), 6),
-        "float64 logits that differ only after float32's digits (1 + 1e-12 > 1), k = 2": lambda: (
+        _("the five logits, k = 3"): lambda: (torch.tensor(FIVE), 3),
+        _("a batch [4, 50], k = 5"): lambda: (random_tensor((4, 50), 12, 2.0), 5),
+        _("ties at the k-th value, [3, 12], k = 2"): lambda: (_ties((3, 12), 13), 2),
+        _("k = 1 with a tie at the top"): lambda: (torch.tensor([[1.0, 3.0, 3.0, 0.5], [2.0, 1.0, 0.0, -1.0]]), 1),
+        _("k = V keeps everything"): lambda: (random_tensor((2, 10), 14), 10),
+        _("k > V keeps everything"): lambda: (random_tensor((2, 10), 15), 17),
+        _("-inf entries, k larger than the finite count in some rows"): lambda: (_with_neg_inf(random_tensor((3, 20), 16), 17, 0.6), 12),
+        _("1-D logits [30], k = 4"): lambda: (random_tensor((30,), 18), 4),
+        _("3-D logits [2, 3, 16], k = 3"): lambda: (random_tensor((2, 3, 16), 19), 3),
+        _("huge logits (scale 1e4), k = 10"): lambda: (random_tensor((2, 40), 20, 1e4), 10),
+        _("float64, k = 6"): lambda: (random_tensor((2, 25), 21, dtype=torch.float64), 6),
+        _("float64 logits that differ only after float32's digits (1 + 1e-12 > 1), k = 2"): lambda: (
             torch.tensor([[1.0, 1.0 + 1e-12, 0.5, 1.0 + 3e-12, 1.0 - 1e-12]], dtype=torch.float64), 2),
-        "the course model's logits, k = 50": lambda: (_real(), 50),
+        _("the course model's logits, k = 50"): lambda: (_real(), 50),
     }
 
 
@@ -42,30 +43,31 @@ def _check_top_k(out, inputs):
         top = torch.topk(x, kk, dim=-1)
         return torch.full_like(x, NEG_INF).scatter(-1, top.indices, top.values)
 
-    mistakes = [("ties at the k-th value: transformers keeps EVERY token whose logit equals the k-th largest "
-                 "(compare with the k-th value, logits < kth), so a tie can keep more than k tokens.", exactly_k),
-                ("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax.",
+    mistakes = [(_("ties at the k-th value: transformers keeps EVERY token whose logit equals the k-th largest "
+                   "(compare with the k-th value, logits < kth), so a tie can keep more than k tokens."), exactly_k),
+                (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
                  lambda: _removed_to_zero(x, expected))]
     for kk, word in ((k + 1, "k + 1"), (k - 1, "k - 1")):
         if kk >= 1:
-            mistakes.append((f"an off-by-one: you kept {word} tokens.", lambda kk=kk: _as_rows(TopKLogitsWarper(top_k=kk), x)))
+            mistakes.append((_("an off-by-one: you kept {word} tokens.", word=word),
+                             lambda kk=kk: _as_rows(TopKLogitsWarper(top_k=kk), x)))
     if x.dtype == torch.float64:
         def in_float32():
             x32 = x.float()
             kth = torch.topk(x32, min(k, x.shape[-1]), dim=-1).values[..., -1:]
             return x.masked_fill(x32 < kth, NEG_INF)
 
-        mistakes.append(("you compared the logits in float32 (a .float() copy, or a float32 k-th value): float64 "
-                         "logits that differ only past float32's 7 digits became ties and were all kept. Compare "
-                         "them in their own dtype.", in_float32))
+        mistakes.append((_("you compared the logits in float32 (a .float() copy, or a float32 k-th value): float64 "
+                           "logits that differ only past float32's 7 digits became ties and were all kept. Compare "
+                           "them in their own dtype."), in_float32))
     if x.dim() > 1:
         def whole_tensor():
             kth = torch.topk(x.flatten(), min(k, x.numel())).values[-1]
             return x.masked_fill(x < kth, NEG_INF)
 
-        mistakes.append(("you took the k largest of the whole tensor: top-k works per row (dim=-1), and every row "
-                         "keeps its own k tokens.", whole_tensor))
-    _check_filter(out, x, expected, torch.zeros_like(x, dtype=torch.bool), f"top-{k} filter", mistakes)
+        mistakes.append((_("you took the k largest of the whole tensor: top-k works per row (dim=-1), and every row "
+                           "keeps its own k tokens."), whole_tensor))
+    _check_filter(out, x, expected, torch.zeros_like(x, dtype=torch.bool), _("top-{k} filter", k=k), mistakes)
 
 
 # ---------------------------------------------------------------- top-p
@@ -73,24 +75,24 @@ def _check_top_k(out, inputs):
 
 def _top_p_inputs():
     return {
-        "the five logits, p = 0.9 (keeps three)": lambda: (torch.tensor(FIVE), 0.9),
-        "probabilities [0.15, 0.5, 0.05, 0.3], p = 0.7 (the 0.3 token crosses p)": lambda: (_crossing(), 0.7),
-        "a batch [4, 50], p = 0.8": lambda: (random_tensor((4, 50), 22, 2.0), 0.8),
-        "p = 1.0 keeps everything": lambda: (random_tensor((3, 30), 23), 1.0),
-        "p = 0.01 keeps only the top token": lambda: (random_tensor((3, 30), 24), 0.01),
-        "p = 0 still keeps the top token, [8, 30]": lambda: (random_tensor((8, 30), 60, 0.5), 0.0),
-        "p = 0 on the five logits": lambda: (torch.tensor(FIVE), 0.0),
-        "p = 1e-6, float64, [4, 30]": lambda: (random_tensor((4, 30), 61, 0.3, torch.float64), 1e-6),
-        "ties, [3, 12], p = 0.5": lambda: (_ties((3, 12), 25), 0.5),
-        "-inf entries, p = 0.9": lambda: (_with_neg_inf(random_tensor((3, 20), 26), 27), 0.9),
-        "huge logits (scale 1e3), p = 0.95": lambda: (random_tensor((2, 40), 28, 1e3), 0.95),
-        "1-D logits [30], p = 0.6": lambda: (random_tensor((30,), 29), 0.6),
-        "3-D logits [2, 3, 16], p = 0.75": lambda: (random_tensor((2, 3, 16), 30, 1.5), 0.75),
-        "float64, p = 0.85": lambda: (random_tensor((2, 25), 31, dtype=torch.float64), 0.85),
-        "the course model's logits, p = 0.9": lambda: (_real(), 0.9),
-        "probabilities [0.4, 0.2, 0.2, 0.2], p = 0.5: one of the three tied tokens must stay (kept mass 0.6)":
+        _("the five logits, p = 0.9 (keeps three)"): lambda: (torch.tensor(FIVE), 0.9),
+        _("probabilities [0.15, 0.5, 0.05, 0.3], p = 0.7 (the 0.3 token crosses p)"): lambda: (_crossing(), 0.7),
+        _("a batch [4, 50], p = 0.8"): lambda: (random_tensor((4, 50), 22, 2.0), 0.8),
+        _("p = 1.0 keeps everything"): lambda: (random_tensor((3, 30), 23), 1.0),
+        _("p = 0.01 keeps only the top token"): lambda: (random_tensor((3, 30), 24), 0.01),
+        _("p = 0 still keeps the top token, [8, 30]"): lambda: (random_tensor((8, 30), 60, 0.5), 0.0),
+        _("p = 0 on the five logits"): lambda: (torch.tensor(FIVE), 0.0),
+        _("p = 1e-6, float64, [4, 30]"): lambda: (random_tensor((4, 30), 61, 0.3, torch.float64), 1e-6),
+        _("ties, [3, 12], p = 0.5"): lambda: (_ties((3, 12), 25), 0.5),
+        _("-inf entries, p = 0.9"): lambda: (_with_neg_inf(random_tensor((3, 20), 26), 27), 0.9),
+        _("huge logits (scale 1e3), p = 0.95"): lambda: (random_tensor((2, 40), 28, 1e3), 0.95),
+        _("1-D logits [30], p = 0.6"): lambda: (random_tensor((30,), 29), 0.6),
+        _("3-D logits [2, 3, 16], p = 0.75"): lambda: (random_tensor((2, 3, 16), 30, 1.5), 0.75),
+        _("float64, p = 0.85"): lambda: (random_tensor((2, 25), 31, dtype=torch.float64), 0.85),
+        _("the course model's logits, p = 0.9"): lambda: (_real(), 0.9),
+        _("probabilities [0.4, 0.2, 0.2, 0.2], p = 0.5: one of the three tied tokens must stay (kept mass 0.6)"):
             lambda: (torch.tensor([0.4, 0.2, 0.2, 0.2]).log(), 0.5),
-        "tied groups at the cut in a batch [2, 6], p = 0.55": lambda: (
+        _("tied groups at the cut in a batch [2, 6], p = 0.55"): lambda: (
             torch.tensor([[0.1, 0.3, 0.15, 0.15, 0.15, 0.15], [0.25, 0.25, 0.25, 0.25, 0.0, 0.0]]).log(), 0.55),
     }
 
@@ -142,25 +144,25 @@ def _check_top_p(out, inputs):
     x, p = inputs
     expected = _as_rows(TopPLogitsWarper(top_p=p), x)
     mistakes = [
-        ("top-p that drops the token crossing the threshold: keep tokens, most likely first, until the kept mass "
-         "REACHES p, including the token that takes it past p (p = 0.9 on the chapter's five logits keeps three).",
+        (_("top-p that drops the token crossing the threshold: keep tokens, most likely first, until the kept mass "
+           "REACHES p, including the token that takes it past p (p = 0.9 on the chapter's five logits keeps three)."),
          lambda: _top_p_dropping_crossing(x, p, True)),
-        ("top-p that drops the token crossing the threshold (and so may remove every token): keep tokens until the "
-         "kept mass reaches p, including the one that crosses it.", lambda: _top_p_dropping_crossing(x, p, False)),
-        ("you returned the logits in sorted order; scatter the mask back to the original token positions.",
+        (_("top-p that drops the token crossing the threshold (and so may remove every token): keep tokens until the "
+           "kept mass reaches p, including the one that crosses it."), lambda: _top_p_dropping_crossing(x, p, False)),
+        (_("you returned the logits in sorted order; scatter the mask back to the original token positions."),
          lambda: expected.sort(-1, descending=True).values),
-        ("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax.",
+        (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
          lambda: _removed_to_zero(x, expected)),
     ]
     if x.dim() > 1 and x.shape[0] > 1:
-        mistakes.append(("softmax over the wrong dimension: a row's probabilities are softmax(logits, dim=-1).",
+        mistakes.append((_("softmax over the wrong dimension: a row's probabilities are softmax(logits, dim=-1)."),
                          lambda: _top_p_from_probs(x, _softmax64(x, 0), p)))
     if p == 0:
-        mistakes.insert(0, ("p = 0 keeps only the top token: `if not p` (or `p or 1.0`) treats 0.0 as 'no filter'. "
-                            "Compare with None when you mean 'not given'.", x))
+        mistakes.insert(0, (_("p = 0 keeps only the top token: `if not p` (or `p or 1.0`) treats 0.0 as 'no filter'. "
+                              "Compare with None when you mean 'not given'."), x))
     ambiguous = _top_p_ambiguous(x, p)
     _check_kept_mass(out, x, expected, ambiguous, p)
-    _check_filter(out, x, expected, ambiguous, f"top-p filter (p = {p})", mistakes)
+    _check_filter(out, x, expected, ambiguous, _("top-p filter (p = {p})", p=p), mistakes)
 
 
 def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: torch.Tensor, p: float,
@@ -179,15 +181,17 @@ def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: to
         kept = torch.isfinite(rows[r]) & torch.isfinite(x.reshape(rows.shape)[r])
         mass = float(probs[r][kept].sum())
         if mass < p - tol and bool(kept.any()):
-            raise CheckFailed(
-                f"top-p filter (p = {p}), row {r}: the kept tokens' probability mass is {mass:.4f}, below p. Tokens "
+            raise CheckFailed(_(
+                "top-p filter (p = {p}), row {r}: the kept tokens' probability mass is {mass:.4f}, below p. Tokens "
                 "tied at the cut must not all be removed together: keep them one by one, most likely first (any "
-                "order among equal logits), until the kept mass reaches p, as transformers does after its sort.")
+                "order among equal logits), until the kept mass reaches p, as transformers does after its sort.",
+                p=p, r=r, mass=mass))
         if int(kept.sum()) > 1 and mass - float(probs[r][kept].min()) >= p + tol:
-            raise CheckFailed(
-                f"top-p filter (p = {p}), row {r}: you kept mass {mass:.4f}, more than needed: without its least "
+            raise CheckFailed(_(
+                "top-p filter (p = {p}), row {r}: you kept mass {mass:.4f}, more than needed: without its least "
                 "likely token the kept set would still reach p. With tokens tied at the cut, keep only as many of "
-                "them as it takes to reach p (transformers keeps the first ones of its sort order).")
+                "them as it takes to reach p (transformers keeps the first ones of its sort order).",
+                p=p, r=r, mass=mass))
 
 
 # ---------------------------------------------------------------- min-p
@@ -195,16 +199,16 @@ def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: to
 
 def _min_p_inputs():
     return {
-        "the five logits, min_p = 0.1": lambda: (torch.tensor(FIVE), 0.1),
-        "a batch [4, 50], min_p = 0.05": lambda: (random_tensor((4, 50), 32, 2.0), 0.05),
-        "min_p = 0 keeps everything": lambda: (random_tensor((2, 20), 33), 0.0),
-        "min_p = 1 keeps only the top token(s), ties kept": lambda: (_ties((3, 12), 34), 1.0),
-        "-inf entries, min_p = 0.2": lambda: (_with_neg_inf(random_tensor((3, 20), 35), 36), 0.2),
-        "huge logits (scale 1e3), min_p = 0.01": lambda: (random_tensor((2, 40), 37, 1e3), 0.01),
-        "1-D logits [30], min_p = 0.3": lambda: (random_tensor((30,), 38), 0.3),
-        "3-D logits [2, 3, 16], min_p = 0.15": lambda: (random_tensor((2, 3, 16), 39, 1.5), 0.15),
-        "float64, min_p = 0.1": lambda: (random_tensor((2, 25), 40, dtype=torch.float64), 0.1),
-        "the course model's logits, min_p = 0.1": lambda: (_real(), 0.1),
+        _("the five logits, min_p = 0.1"): lambda: (torch.tensor(FIVE), 0.1),
+        _("a batch [4, 50], min_p = 0.05"): lambda: (random_tensor((4, 50), 32, 2.0), 0.05),
+        _("min_p = 0 keeps everything"): lambda: (random_tensor((2, 20), 33), 0.0),
+        _("min_p = 1 keeps only the top token(s), ties kept"): lambda: (_ties((3, 12), 34), 1.0),
+        _("-inf entries, min_p = 0.2"): lambda: (_with_neg_inf(random_tensor((3, 20), 35), 36), 0.2),
+        _("huge logits (scale 1e3), min_p = 0.01"): lambda: (random_tensor((2, 40), 37, 1e3), 0.01),
+        _("1-D logits [30], min_p = 0.3"): lambda: (random_tensor((30,), 38), 0.3),
+        _("3-D logits [2, 3, 16], min_p = 0.15"): lambda: (random_tensor((2, 3, 16), 39, 1.5), 0.15),
+        _("float64, min_p = 0.1"): lambda: (random_tensor((2, 25), 40, dtype=torch.float64), 0.1),
+        _("the course model's logits, min_p = 0.1"): lambda: (_real(), 0.1),
     }
 
 
@@ -217,19 +221,19 @@ def _check_min_p(out, inputs):
     threshold = min_p * probs.amax(-1, keepdim=True)
     top = x == x.amax(-1, keepdim=True)  # always kept, ties included
     ambiguous = ((probs - threshold).abs() <= 1e-6 * threshold) & torch.isfinite(x) & ~top
-    absolute = ("you compared the probabilities with min_p itself; min-p scales the threshold by the top token's "
-                "probability: keep p_i >= min_p * max_j p_j.")
-    _check_filter(out, x, expected, ambiguous, f"min-p filter (min_p = {min_p})", [
+    absolute = _("you compared the probabilities with min_p itself; min-p scales the threshold by the top token's "
+                 "probability: keep p_i >= min_p * max_j p_j.")
+    _check_filter(out, x, expected, ambiguous, _("min-p filter (min_p = {min_p})", min_p=min_p), [
         (absolute, lambda: x.masked_fill((probs < min_p) & ~top, NEG_INF)),
         (absolute, lambda: x.masked_fill(probs < min_p, NEG_INF)),
-        ("you compared logits with min_p * (the largest logit); the rule is on probabilities: "
-         "p_i >= min_p * p_max, i.e. logit_i >= max logit + log(min_p).",
+        (_("you compared logits with min_p * (the largest logit); the rule is on probabilities: "
+           "p_i >= min_p * p_max, i.e. logit_i >= max logit + log(min_p)."),
          lambda: x.masked_fill(x < min_p * x.amax(-1, keepdim=True), NEG_INF)),
-        ("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax.",
+        (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
          lambda: _removed_to_zero(x, expected)),
-        ("your probabilities overflowed: exp of a large logit without the max shift is inf, inf / inf is NaN, and "
-         "NaN < threshold is False, so nothing was removed. Use the stable softmax (subtract the row max).",
+        (_("your probabilities overflowed: exp of a large logit without the max shift is inf, inf / inf is NaN, and "
+           "NaN < threshold is False, so nothing was removed. Use the stable softmax (subtract the row max)."),
          lambda: x if not bool(torch.isfinite(x.exp().sum(-1)).all()) else None),
-        ("you scaled min_p by the top probability of the whole tensor; each row uses its own top probability "
-         "(amax(dim=-1, keepdim=True)).", lambda: x.masked_fill(probs < min_p * probs.max(), NEG_INF)),
+        (_("you scaled min_p by the top probability of the whole tensor; each row uses its own top probability "
+           "(amax(dim=-1, keepdim=True))."), lambda: x.masked_fill(probs < min_p * probs.max(), NEG_INF)),
     ])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _
 from ..compare import expect_tensor
 from ..fixtures import CAT_PROMPT, cached_tiny_model, course_ids, course_model, random_ids
 
@@ -11,16 +12,16 @@ from ..fixtures import CAT_PROMPT, cached_tiny_model, course_ids, course_model, 
 
 
 GREEDY_INPUTS = {
-    "tiny random Llama (V=128, d=32, 2 layers), a prompt of 6 tokens, 8 new tokens":
+    _("tiny random Llama (V=128, d=32, 2 layers), a prompt of 6 tokens, 8 new tokens"):
         lambda: (cached_tiny_model("llama", 0), random_ids(128, (1, 6), 50), 8),
-    "tiny random Qwen3, a batch of 2 prompts of 5 tokens, 6 new tokens":
+    _("tiny random Qwen3, a batch of 2 prompts of 5 tokens, 6 new tokens"):
         lambda: (cached_tiny_model("qwen3", 1), random_ids(128, (2, 5), 51), 6),
-    "tiny random GPT-2, a 1-token prompt, 10 new tokens":
+    _("tiny random GPT-2, a 1-token prompt, 10 new tokens"):
         lambda: (cached_tiny_model("gpt2", 2), random_ids(128, (1, 1), 52), 10),
-    "max_new_tokens = 0 returns the prompt": lambda: (cached_tiny_model("llama", 0), random_ids(128, (1, 4), 53), 0),
-    "tiny Llama whose end-of-sequence token is the first one it generates: no early stop, 8 new tokens":
+    _("max_new_tokens = 0 returns the prompt"): lambda: (cached_tiny_model("llama", 0), random_ids(128, (1, 4), 53), 0),
+    _("tiny Llama whose end-of-sequence token is the first one it generates: no early stop, 8 new tokens"):
         lambda: _eos_case(),
-    "the course model, 'The cat sat on the', 4 new tokens": lambda: (course_model()[0], course_ids(CAT_PROMPT)[None], 4),
+    _("the course model, 'The cat sat on the', 4 new tokens"): lambda: (course_model()[0], course_ids(CAT_PROMPT)[None], 4),
 }
 NEAR_TIE = 1e-5  # a generated token whose logit is this close to the top one is an acceptable argmax
 
@@ -55,7 +56,7 @@ def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
 
 def _greedy_wrong(model, ids, n, position: int) -> torch.Tensor:
     with torch.no_grad():
-        for _ in range(n):
+        for _step in range(n):
             ids = torch.cat([ids, model(ids).logits[:, position].argmax(-1, keepdim=True)], -1)
     return ids
 
@@ -82,16 +83,16 @@ def _check_greedy(out, inputs):
     expected = _reference_generate(model, ids, n)
     if not (isinstance(out, torch.Tensor) and torch.equal(out, expected)) and _greedy_up_to_ties(model, ids, out, n):
         return
-    expect_tensor(out, expected, "prompt + generated ids", atol=0, rtol=0, mistakes=[
-        ("you returned only the new tokens; return the prompt followed by them, [B, T + max_new_tokens].",
+    expect_tensor(out, expected, _("prompt + generated ids"), atol=0, rtol=0, mistakes=[
+        (_("you returned only the new tokens; return the prompt followed by them, [B, T + max_new_tokens]."),
          lambda: expected[:, ids.shape[1]:]),
-        ("you dropped the batch dimension; keep [B, T + max_new_tokens].", lambda: expected[0]),
-        ("you predicted from the first position (logits[:, 0]); the next token comes from the LAST position, "
-         "logits[:, -1].", lambda: _greedy_wrong(model, ids, n, 0)),
-        ("you stopped at the end-of-sequence token: this loop always adds exactly max_new_tokens tokens, like "
-         "generate(..., max_new_tokens=n) with no eos_token_id (stopping is a separate feature).",
+        (_("you dropped the batch dimension; keep [B, T + max_new_tokens]."), lambda: expected[0]),
+        (_("you predicted from the first position (logits[:, 0]); the next token comes from the LAST position, "
+           "logits[:, -1]."), lambda: _greedy_wrong(model, ids, n, 0)),
+        (_("you stopped at the end-of-sequence token: this loop always adds exactly max_new_tokens tokens, like "
+           "generate(..., max_new_tokens=n) with no eos_token_id (stopping is a separate feature)."),
          lambda: _stopped_at_eos(model, ids, expected)),
-        ("max_new_tokens counts the NEW tokens, not the total length: the result has T + max_new_tokens columns.",
+        (_("max_new_tokens counts the NEW tokens, not the total length: the result has T + max_new_tokens columns."),
          lambda: expected[:, :max(n, ids.shape[1])] if n > ids.shape[1] else None),
     ])
 

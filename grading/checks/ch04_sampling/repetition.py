@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _
 from ..compare import expect_tensor
 from ..fixtures import CAT_PROMPT, course_ids, random_ids, random_tensor
 from .common import NEG_INF, _real
@@ -28,20 +29,20 @@ def _rep_real() -> tuple:
 
 
 REPETITION_INPUTS = {
-    "the docstring's example: [[2, -1, 0.5]], ids [[0, 1, 1]], penalty 2": lambda: (
+    _("the docstring's example: [[2, -1, 0.5]], ids [[0, 1, 1]], penalty 2"): lambda: (
         torch.tensor([[2.0, -1.0, 0.5]]), torch.tensor([[0, 1, 1]]), 2.0),
-    "a batch [4, 50], ids [4, 12] with repeats, penalty 1.3 (rows see different tokens)": lambda: (
+    _("a batch [4, 50], ids [4, 12] with repeats, penalty 1.3 (rows see different tokens)"): lambda: (
         random_tensor((4, 50), 80, 2.0), _rep_ids(50, (4, 12), 81), 1.3),
-    "one token repeated 20 times: penalised once, not 20 times, penalty 1.5": lambda: (
+    _("one token repeated 20 times: penalised once, not 20 times, penalty 1.5"): lambda: (
         random_tensor((2, 10), 82, 2.0), torch.tensor([[3] * 20, [7] * 20]), 1.5),
-    "logits 0 and -inf among the seen tokens, penalty 1.5": _rep_special,
-    "penalty 0.5 < 1 rewards repeats": lambda: (random_tensor((3, 30), 83, 2.0), _rep_ids(30, (3, 9), 84), 0.5),
-    "penalty 1.0 changes nothing": lambda: (random_tensor((2, 20), 85), _rep_ids(20, (2, 6), 86), 1.0),
-    "no tokens seen yet: ids [2, 0]": lambda: (random_tensor((2, 15), 87), torch.zeros(2, 0, dtype=torch.long), 1.4),
-    "every token seen, V = 8, penalty 3": lambda: (random_tensor((2, 8), 88, 2.0), torch.arange(8).repeat(2, 2), 3.0),
-    "float64 keeps float64, penalty 1.25": lambda: (
+    _("logits 0 and -inf among the seen tokens, penalty 1.5"): _rep_special,
+    _("penalty 0.5 < 1 rewards repeats"): lambda: (random_tensor((3, 30), 83, 2.0), _rep_ids(30, (3, 9), 84), 0.5),
+    _("penalty 1.0 changes nothing"): lambda: (random_tensor((2, 20), 85), _rep_ids(20, (2, 6), 86), 1.0),
+    _("no tokens seen yet: ids [2, 0]"): lambda: (random_tensor((2, 15), 87), torch.zeros(2, 0, dtype=torch.long), 1.4),
+    _("every token seen, V = 8, penalty 3"): lambda: (random_tensor((2, 8), 88, 2.0), torch.arange(8).repeat(2, 2), 3.0),
+    _("float64 keeps float64, penalty 1.25"): lambda: (
         random_tensor((2, 40), 89, 2.0, torch.float64), _rep_ids(40, (2, 15), 90), 1.25),
-    "the course model's logits after 'The cat sat on the mat. The cat sat on the', penalty 1.2": _rep_real,
+    _("the course model's logits after 'The cat sat on the mat. The cat sat on the', penalty 1.2"): _rep_real,
 }
 
 
@@ -67,19 +68,20 @@ def _check_repetition(out, inputs):
 
     powers = torch.tensor(p, dtype=torch.float64) ** counts.double()
     mistakes = [
-        ("you divided every seen logit by the penalty: a NEGATIVE logit divided by a penalty > 1 moves towards 0, "
-         "which makes the token MORE likely. Multiply negative logits by the penalty, divide positive ones.",
+        (_("you divided every seen logit by the penalty: a NEGATIVE logit divided by a penalty > 1 moves towards 0, "
+           "which makes the token MORE likely. Multiply negative logits by the penalty, divide positive ones."),
          lambda: torch.where(seen, x / p, x)),
-        ("you swapped the two rules: positive logits are divided by the penalty, negative ones multiplied.",
+        (_("you swapped the two rules: positive logits are divided by the penalty, negative ones multiplied."),
          lambda: torch.where(seen, torch.where(x < 0, x / p, x * p), x)),
-        ("you applied the penalty once per occurrence (penalty ** count): transformers penalises each seen token "
-         "ONCE, however often it occurs (gather the seen logits, then scatter them back, or build a seen mask).",
+        (_("you applied the penalty once per occurrence (penalty ** count): transformers penalises each seen token "
+           "ONCE, however often it occurs (gather the seen logits, then scatter them back, or build a seen mask)."),
          lambda: torch.where(seen, torch.where(x < 0, x * powers, x / powers), x.double()).to(x.dtype)),
-        ("you penalised the tokens seen in ANY row: each row uses only its own ids (gather/scatter along dim=-1).",
+        (_("you penalised the tokens seen in ANY row: each row uses only its own ids (gather/scatter along dim=-1)."),
          lambda: scaled(seen.any(0, keepdim=True).expand_as(x), p, p)),
-        ("you penalised the tokens NOT seen: the penalty applies to the tokens in input_ids.",
+        (_("you penalised the tokens NOT seen: the penalty applies to the tokens in input_ids."),
          lambda: scaled(~seen, p, p)),
-        ("you subtracted log(penalty) from the seen logits (a presence-style penalty); the repetition penalty "
-         "divides positive logits and multiplies negative ones.", lambda: torch.where(seen, x - math.log(p), x)),
+        (_("you subtracted log(penalty) from the seen logits (a presence-style penalty); the repetition penalty "
+           "divides positive logits and multiplies negative ones."), lambda: torch.where(seen, x - math.log(p), x)),
     ]
-    expect_tensor(out, expected, f"logits after repetition penalty {penalty}", atol=0, rtol=1e-6, mistakes=mistakes)
+    expect_tensor(out, expected, _("logits after repetition penalty {penalty}", penalty=penalty), atol=0, rtol=1e-6,
+                  mistakes=mistakes)

@@ -4,11 +4,14 @@ from __future__ import annotations
 import torch
 
 from ...worker.calls.ch04 import SAMPLE_SEEDS, STAT_DRAWS
+from ...i18n import N_, _, verbatim
 from ..compare import CheckFailed, expect_equal, named_mistake
 from ..fixtures import random_tensor
 from .common import FIVE, _real
 from .filters import _top_p_dropping_crossing
 
+
+MISTAKE = N_("Likely mistake: {mistake}")  # how a named mistake is marked: reports and the mutant prover find it
 
 # ---------------------------------------------------------------- sample_next_token
 
@@ -38,35 +41,35 @@ def _alternatives(logits, t, k, p):
     """(explanation, probabilities) of the usual wrong pipelines that differ from the right one here."""
     alts = []
     if t != 1:
-        alts.append(("the temperature had no effect: it must divide the logits BEFORE softmax (applied after "
-                     "softmax, or to the probabilities, it changes nothing once they are renormalised).",
+        alts.append((_("the temperature had no effect: it must divide the logits BEFORE softmax (applied after "
+                       "softmax, or to the probabilities, it changes nothing once they are renormalised)."),
                      _pipeline(logits, 1.0, k, p)))
-        alts.append(("you multiplied the logits by the temperature; divide them by it.",
+        alts.append((_("you multiplied the logits by the temperature; divide them by it."),
                      _pipeline(logits, 1.0 / t, k, p)))
     if p is not None:
-        alts.append(("top-p dropped the token crossing the threshold: keep tokens until the kept mass reaches p, "
-                     "including the one that takes it past p.", _pipeline(logits, t, k, p, crossing_bug=True)))
-        alts.append(("top_p = 0.0 was treated as 'no top-p' (`if top_p:` is False for 0.0): test `top_p is not None`; "
-                     "p = 0 keeps only the top token." if p == 0 else
-                     "top-p ignored: apply top-p after temperature and top-k.", _pipeline(logits, t, k, None)))
+        alts.append((_("top-p dropped the token crossing the threshold: keep tokens until the kept mass reaches p, "
+                       "including the one that takes it past p."), _pipeline(logits, t, k, p, crossing_bug=True)))
+        alts.append((_("top_p = 0.0 was treated as 'no top-p' (`if top_p:` is False for 0.0): test `top_p is not "
+                       "None`; p = 0 keeps only the top token.") if p == 0 else
+                     _("top-p ignored: apply top-p after temperature and top-k."), _pipeline(logits, t, k, None)))
     if k is not None:
-        alts.append(("top-k ignored: apply top-k after temperature.", _pipeline(logits, t, None, p)))
+        alts.append((_("top-k ignored: apply top-k after temperature."), _pipeline(logits, t, None, p)))
     if k is not None and p is not None:
-        alts.append(("top-p before top-k: transformers applies temperature, then top-k, then top-p.",
+        alts.append((_("top-p before top-k: transformers applies temperature, then top-k, then top-p."),
                      _pipeline(logits, t, k, p, order=("t", "p", "k"))))
     if t != 1 and (k is not None or p is not None):
-        alts.append(("filters before temperature: transformers divides by the temperature first, then filters.",
+        alts.append((_("filters before temperature: transformers divides by the temperature first, then filters."),
                      _pipeline(logits, t, k, p, order=("k", "p", "t"))))
     right = _pipeline(logits, t, k, p)
     merged: list[tuple[str, torch.Tensor]] = []  # mistakes that give the same probabilities here are named together
     for e, q in alts:
         if torch.allclose(q, right, atol=1e-4):
             continue
-        same = next((i for i, (_, q2) in enumerate(merged) if torch.allclose(q, q2, atol=1e-6)), None)
+        same = next((i for i, (_first, q2) in enumerate(merged) if torch.allclose(q, q2, atol=1e-6)), None)
         if same is None:
             merged.append((e, q))
         else:
-            merged[same] = (merged[same][0] + " Or: " + e, merged[same][1])
+            merged[same] = (_("{first} Or: {other}", first=merged[same][0], other=e), merged[same][1])
     return merged
 
 
@@ -74,48 +77,52 @@ def _int_list(out, what: str) -> list[int]:
     if not isinstance(out, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in out):
         bad = next((v for v in (out if isinstance(out, list) else [out])
                     if not (isinstance(v, int) and not isinstance(v, bool))), out)
-        raise CheckFailed(f"{what}: sample_next_token must return a Python int (a token id), got "
-                          f"{type(bad).__name__} {bad!r}. Use int(...) or .item() on a one-element tensor.")
+        raise CheckFailed(_("{what}: sample_next_token must return a Python int (a token id), got "
+                            "{kind} {bad}. Use int(...) or .item() on a one-element tensor.",
+                            what=what, kind=type(bad).__name__, bad=verbatim(repr(bad))))
     return out
 
 
 SAMPLE_INPUTS = {
-    "the five logits, T = 1, seeds 0..29": lambda: (torch.tensor(FIVE), 1.0, None, None),
-    "V = 20, T = 0.7, top_k = 5, seeds 0..29": lambda: (random_tensor((20,), 41, 2.0), 0.7, 5, None),
-    "V = 20, T = 1.3, top_p = 0.9, seeds 0..29": lambda: (random_tensor((20,), 42, 2.0), 1.3, None, 0.9),
-    "V = 50, T = 0.8, top_k = 10, top_p = 0.8, seeds 0..29": lambda: (random_tensor((50,), 43, 2.0), 0.8, 10, 0.8),
-    "the five logits, T = 2.0, top_p = 0.9, seeds 0..29": lambda: (torch.tensor(FIVE), 2.0, None, 0.9),
-    "the course model's logits, T = 0.8, top_p = 0.9, seeds 0..9": lambda: (_real(), 0.8, None, 0.9),
-    "V = 20, T = 1.0, top_p = 0.0 (only the top token), seeds 0..29": lambda: (random_tensor((20,), 48, 1.0), 1.0, None, 0.0),
+    _("the five logits, T = 1, seeds 0..29"): lambda: (torch.tensor(FIVE), 1.0, None, None),
+    _("V = 20, T = 0.7, top_k = 5, seeds 0..29"): lambda: (random_tensor((20,), 41, 2.0), 0.7, 5, None),
+    _("V = 20, T = 1.3, top_p = 0.9, seeds 0..29"): lambda: (random_tensor((20,), 42, 2.0), 1.3, None, 0.9),
+    _("V = 50, T = 0.8, top_k = 10, top_p = 0.8, seeds 0..29"): lambda: (random_tensor((50,), 43, 2.0), 0.8, 10, 0.8),
+    _("the five logits, T = 2.0, top_p = 0.9, seeds 0..29"): lambda: (torch.tensor(FIVE), 2.0, None, 0.9),
+    _("the course model's logits, T = 0.8, top_p = 0.9, seeds 0..9"): lambda: (_real(), 0.8, None, 0.9),
+    _("V = 20, T = 1.0, top_p = 0.0 (only the top token), seeds 0..29"): lambda: (random_tensor((20,), 48, 1.0), 1.0, None, 0.0),
 }
 
 
 def _check_seeded(out, inputs):
     logits, t, k, p = inputs
-    draws, again = _int_list(out["draws"], "draw"), _int_list(out["again"], "draw")
+    draws, again = _int_list(out["draws"], _("draw")), _int_list(out["again"], _("draw"))
     if draws[:3] != again:
-        raise CheckFailed(f"the same seed gave different tokens ({draws[:3]} then {again}). Pass the generator "
-                          "on: torch.multinomial(probs, 1, generator=generator).")
+        raise CheckFailed(_("the same seed gave different tokens ({first} then {again}). Pass the generator "
+                            "on: torch.multinomial(probs, 1, generator=generator).",
+                            first=str(draws[:3]), again=str(again)))
     seeds = SAMPLE_SEEDS[:len(draws)]
     probs = _pipeline(logits, t, k, p)
     expected = [_draw(probs, s) for s in seeds]
     if draws == expected:
         return
     i = next(i for i, (a, b) in enumerate(zip(draws, expected)) if a != b)
-    msg = (f"with seed {seeds[i]}: expected token {expected[i]}, got {draws[i]} "
-           f"({sum(a != b for a, b in zip(draws, expected))} of {len(draws)} draws differ). The judge divides by "
-           "the temperature, applies top-k, then top-p (transformers' warpers), takes softmax over the whole "
-           "vocabulary and draws torch.multinomial(probs, 1, generator=generator).")
+    msg = _("with seed {seed}: expected token {want}, got {got} ({n_bad} of {n} draws differ). The judge divides by "
+            "the temperature, applies top-k, then top-p (transformers' warpers), takes softmax over the whole "
+            "vocabulary and draws torch.multinomial(probs, 1, generator=generator).",
+            seed=seeds[i], want=expected[i], got=draws[i], n_bad=sum(a != b for a, b in zip(draws, expected)),
+            n=len(draws))
     if 0 <= draws[i] < probs.numel() and float(probs[draws[i]]) == 0.0:
-        msg += f" Token {draws[i]} has probability 0 after filtering: it should never be drawn."
+        msg += _(" Token {token} has probability 0 after filtering: it should never be drawn.", token=draws[i])
     mistakes = [(e, lambda q=q: [_draw(q, s) for s in seeds]) for e, q in _alternatives(logits, t, k, p)]
-    mistakes.append(("you drew from the kept tokens only (a shorter probability vector consumes different random "
-                     "numbers). Pass the full [V] probabilities, zeros included, to torch.multinomial.",
+    mistakes.append((_("you drew from the kept tokens only (a shorter probability vector consumes different random "
+                       "numbers). Pass the full [V] probabilities, zeros included, to torch.multinomial."),
                      lambda: _draws_from_kept(probs, seeds)))
     explanation = named_mistake(draws, mistakes)
     if not explanation:
-        explanation = ("\n  If the frequency cases pass, your sampler has the right distribution but draws differently:"
-                       " use torch.multinomial(probs, 1, generator=generator) on the full-vocabulary probabilities.")
+        explanation = "\n  " + _("If the frequency cases pass, your sampler has the right distribution but draws "
+                                  "differently: use torch.multinomial(probs, 1, generator=generator) on the "
+                                  "full-vocabulary probabilities.")
     raise CheckFailed(msg + explanation)
 
 
@@ -126,27 +133,28 @@ def _draws_from_kept(probs: torch.Tensor, seeds) -> list[int]:
 
 def _check_one_generator(out, inputs):
     logits, t, k, p = inputs
-    draws = _int_list(out["draws"], "draw")
+    draws = _int_list(out["draws"], _("draw"))
     gen = torch.Generator().manual_seed(123)
     probs = _pipeline(logits, t, k, p)
-    expected = [_draw(probs, None, gen) for _ in range(30)]
+    expected = [_draw(probs, None, gen) for _draw_index in range(30)]
     if draws != expected:
         i = next(i for i, (a, b) in enumerate(zip(draws, expected)) if a != b)
-        raise CheckFailed(f"30 draws from one generator (seed 123): draw {i} should be token {expected[i]}, got "
-                          f"{draws[i]}. Each call must take exactly one torch.multinomial(probs, 1, generator=generator)"
-                          " draw from the generator it is given, and nothing else from it.")
+        raise CheckFailed(_("30 draws from one generator (seed 123): draw {i} should be token {want}, got {got}. "
+                            "Each call must take exactly one torch.multinomial(probs, 1, generator=generator) draw "
+                            "from the generator it is given, and nothing else from it.",
+                            i=i, want=expected[i], got=draws[i]))
 
 
 def _check_greedy_t0(out, inputs):
     rows = inputs[0]
-    draws = _int_list(out["draws"], "draw")
+    draws = _int_list(out["draws"], _("draw"))
     expected = [int(r.argmax()) for r in rows]
-    expect_equal(draws, expected, "temperature 0 must return the argmax of each logit vector", mistakes=[])
+    expect_equal(draws, expected, _("temperature 0 must return the argmax of each logit vector"), mistakes=[])
 
 
 def _check_t0_interleaved(out, inputs):
     rows = inputs[0]
-    draws = _int_list(out["draws"], "draw")
+    draws = _int_list(out["draws"], _("draw"))
     gen, consuming = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
     expected, if_t0_draws = [], []
     for r in rows:
@@ -155,25 +163,26 @@ def _check_t0_interleaved(out, inputs):
         _draw(torch.nn.functional.one_hot(r.argmax(), r.numel()).float(), None, consuming)  # the wrong extra draw
         if_t0_draws += [int(r.argmax()), _draw(probs, None, consuming)]
     if len(draws) != len(expected):
-        raise CheckFailed(f"expected {len(expected)} draws, got {len(draws)}.")
+        raise CheckFailed(_("expected {n} draws, got {got}.", n=len(expected), got=len(draws)))
     for i, (got, want) in enumerate(zip(draws, expected)):
         if got != want:
-            kind = "temperature 0 (the argmax)" if i % 2 == 0 else "temperature 1"
-            msg = (f"one generator (seed 7), calls alternating temperature 0 and temperature 1: call {i} "
-                   f"({kind}) should give token {want}, got {got}.")
+            kind = _("temperature 0 (the argmax)") if i % 2 == 0 else _("temperature 1")
+            msg = _("one generator (seed 7), calls alternating temperature 0 and temperature 1: call {i} "
+                    "({kind}) should give token {want}, got {got}.", i=i, kind=kind, want=want, got=got)
             if i % 2 == 1 and draws[::2] == expected[::2] and draws[:i + 1] == if_t0_draws[:i + 1]:
-                msg += ("\n  Likely mistake: the temperature-0 calls returned the argmax but also drew from the "
-                        "generator, which shifts every later draw. At temperature 0 return int(logits.argmax()) "
-                        "before anything touches the generator: greedy must not draw.")
+                msg += "\n  " + _(MISTAKE, mistake=_(
+                    "the temperature-0 calls returned the argmax but also drew from the generator, which shifts "
+                    "every later draw. At temperature 0 return int(logits.argmax()) before anything touches the "
+                    "generator: greedy must not draw."))
             raise CheckFailed(msg)
 
 
 STAT_INPUTS = {
-    f"{STAT_DRAWS:,} draws, V = 8, T = 0.7, top_k = 6, top_p = 0.9: frequencies vs probabilities":
+    _("{n:,} draws, V = 8, T = 0.7, top_k = 6, top_p = 0.9: frequencies vs probabilities", n=STAT_DRAWS):
         lambda: (random_tensor((8,), 44, 1.5), 0.7, 6, 0.9),
-    f"{STAT_DRAWS:,} draws, V = 6, T = 2.0, no filters: frequencies vs probabilities":
+    _("{n:,} draws, V = 6, T = 2.0, no filters: frequencies vs probabilities", n=STAT_DRAWS):
         lambda: (random_tensor((6,), 45, 2.0), 2.0, None, None),
-    f"{STAT_DRAWS:,} draws, the five logits, T = 1, top_p = 0.9: frequencies vs probabilities":
+    _("{n:,} draws, the five logits, T = 1, top_p = 0.9: frequencies vs probabilities", n=STAT_DRAWS):
         lambda: (torch.tensor(FIVE), 1.0, None, 0.9),
 }
 
@@ -197,10 +206,10 @@ def _chi_square(counts: torch.Tensor, probs: torch.Tensor) -> tuple[float, int, 
 
 def _check_frequencies(out, inputs):
     logits, t, k, p = inputs
-    draws = _int_list(out["draws"], "draw")
+    draws = _int_list(out["draws"], _("draw"))
     V = logits.numel()
     if any(not 0 <= d < V for d in draws):
-        raise CheckFailed(f"a draw is outside [0, {V}): {next(d for d in draws if not 0 <= d < V)}.")
+        raise CheckFailed(_("a draw is outside [0, {V}): {bad}.", V=V, bad=next(d for d in draws if not 0 <= d < V)))
     counts = torch.bincount(torch.tensor(draws), minlength=V)
     probs = _pipeline(logits, t, k, p)
     stat, dof, pvalue = _chi_square(counts, probs)
@@ -210,12 +219,14 @@ def _check_frequencies(out, inputs):
     want = ", ".join(f"{q:.3f}" for q in probs.tolist())
     if dof == 0 and stat == float("inf"):
         z = int(((counts > 0) & (probs == 0)).nonzero()[0])
-        head = f"token {z} was drawn {int(counts[z])} times but has probability 0 after filtering."
+        head = _("token {z} was drawn {count} times but has probability 0 after filtering.", z=z,
+                 count=int(counts[z]))
     else:
-        head = f"the frequencies do not follow the probabilities: chi-square {stat:.1f} with {dof} dof (p = {pvalue:.2g})."
-    msg = f"{head}\n  expected probabilities [{want}]\n  your frequencies      [{freq}]"
+        head = _("the frequencies do not follow the probabilities: chi-square {stat:.1f} with {dof} dof "
+                 "(p = {pvalue:.2g}).", stat=stat, dof=dof, pvalue=pvalue)
+    msg = head + "\n  " + _("expected probabilities [{want}]\n  your frequencies      [{freq}]", want=want, freq=freq)
     for explanation, q in _alternatives(logits, t, k, p):
         if _chi_square(counts, q)[2] >= 1e-3:
-            msg += f"\n  Likely mistake: {explanation}"
+            msg += "\n  " + _(MISTAKE, mistake=explanation)
             break
     raise CheckFailed(msg)

@@ -6,6 +6,7 @@ components, projections and explained-variance ratios. Principal components are 
 One module per part of the chapter; this one assembles CHAPTER."""
 from __future__ import annotations
 
+from ...i18n import _
 from ...model import Case, Chapter, Exercise, Question
 from ..build import cases
 from .neighbors import NEIGHBOR_INPUTS, _check_neighbors
@@ -17,85 +18,85 @@ from ..unchanged import leave_inputs_unchanged
 CHAPTER = leave_inputs_unchanged(Chapter(
     number="05",
     module="ch05_embedding_geometry",
-    title="Embedding geometry and PCA",
+    title=_("Embedding geometry and PCA"),
     exercises=[
         Exercise(
-            "cosine_neighbors", "the k rows most similar to one row by cosine, itself excluded -> LongTensor [k]",
+            "cosine_neighbors", _("the k rows most similar to one row by cosine, itself excluded -> LongTensor [k]"),
             cases(NEIGHBOR_INPUTS, _check_neighbors),
-            hint="Cosine similarity = a.b / (|a| |b|): divide every row by its length (E.norm(dim=1, keepdim=True)), "
-                 "then one matrix-vector product gives all similarities. Set the query's own similarity to -inf "
-                 "and sort with torch.sort(..., descending=True, stable=True) so ties keep the lower index first.",
+            hint=_("Cosine similarity = a.b / (|a| |b|): divide every row by its length (E.norm(dim=1, keepdim=True)), "
+                   "then one matrix-vector product gives all similarities. Set the query's own similarity to -inf "
+                   "and sort with torch.sort(..., descending=True, stable=True) so ties keep the lower index first."),
             uses_course_model=True,
         ),
         Exercise(
-            "pca", "PCA by centring and SVD -> (projections [n, k], components [k, d], ratio [k])",
+            "pca", _("PCA by centring and SVD -> (projections [n, k], components [k, d], ratio [k])"),
             cases(PCA_INPUTS, _naming_cancellation(_check_pca)),
-            hint="Centre X first (subtract the mean row). torch.linalg.svd(Xc, full_matrices=False) returns U, S, Vh: "
-                 "one of them holds the directions as rows, largest variance first. The projections are the centred "
-                 "rows measured along those directions, and the variance along component i is proportional to "
-                 "S[i]**2.",
+            hint=_("Centre X first (subtract the mean row). torch.linalg.svd(Xc, full_matrices=False) returns U, S, Vh: "
+                   "one of them holds the directions as rows, largest variance first. The projections are the centred "
+                   "rows measured along those directions, and the variance along component i is proportional to "
+                   "S[i]**2."),
             uses_course_model=True,
         ),
         Exercise(
-            "explained_variance_ratio", "share of the total variance per principal component -> [min(n, d)]",
+            "explained_variance_ratio", _("share of the total variance per principal component -> [min(n, d)]"),
             cases(RATIO_INPUTS, _naming_cancellation(_check_full_ratio)),
-            hint="The singular values S of the CENTRED data hold it all: the variance along component i is "
-                 "S[i]**2 / (n - 1), and the ratio divides that by the sum over all components.",
+            hint=_("The singular values S of the CENTRED data hold it all: the variance along component i is "
+                   "S[i]**2 / (n - 1), and the ratio divides that by the sum over all components."),
             uses_course_model=True,
         ),
         Exercise(
-            "remove_top_directions", "stretch: all-but-the-top: centre, remove the top-k principal directions",
+            "remove_top_directions", _("stretch: all-but-the-top: centre, remove the top-k principal directions"),
             [Case(name, make, _naming_cancellation(_check_remove_top)) for name, make in REMOVE_INPUTS.items()],
-            hint="Centre: C = X - X.mean(dim=0). The top-k directions are the first k rows of Vh in "
-                 "torch.linalg.svd(C, full_matrices=False). Return C - (C @ V.T) @ V. The result does not depend on "
-                 "the signs of the rows of V.",
+            hint=_("Centre: C = X - X.mean(dim=0). The top-k directions are the first k rows of Vh in "
+                   "torch.linalg.svd(C, full_matrices=False). Return C - (C @ V.T) @ V. The result does not depend on "
+                   "the signs of the rows of V."),
             uses_course_model=True,
         ),
     ],
     quiz=[
-        Question(1, "You rank the neighbours of ' Monday' by the dot product E @ E[i] instead of the cosine. What "
-                    "goes wrong?",
-                 {"a": "nothing: the order is the same",
-                  "b": "long rows rank high whatever their direction",
-                  "c": "only that it is slower",
-                  "d": "the token itself drops out of its own neighbour list"},
+        Question(1, _("You rank the neighbours of ' Monday' by the dot product E @ E[i] instead of the cosine. What "
+                      "goes wrong?"),
+                 {"a": _("nothing: the order is the same"),
+                  "b": _("long rows rank high whatever their direction"),
+                  "c": _("only that it is slower"),
+                  "d": _("the token itself drops out of its own neighbour list")},
                  "5d83383c417047d6984d",
-                 "Reread section 2, 'Cosine similarity, not the dot product', in notebook 05a."),
-        Question(2, "You run the SVD on X without subtracting the mean row, and the rows of X share a large mean. "
-                    "What happens to the first 'component'?",
-                 {"a": "it becomes the direction of the smallest variance instead",
-                  "b": "it becomes exactly zero, as the mean cancels it",
-                  "c": "nothing changes, because the SVD centres X by itself",
-                  "d": "it points roughly along the mean, with an inflated share"},
+                 _("Reread section 2, 'Cosine similarity, not the dot product', in notebook 05a.")),
+        Question(2, _("You run the SVD on X without subtracting the mean row, and the rows of X share a large mean. "
+                      "What happens to the first 'component'?"),
+                 {"a": _("it becomes the direction of the smallest variance instead"),
+                  "b": _("it becomes exactly zero, as the mean cancels it"),
+                  "c": _("nothing changes, because the SVD centres X by itself"),
+                  "d": _("it points roughly along the mean, with an inflated share")},
                  "3721b71f0ed87e1d988d",
-                 "Reread section 7, 'PCA', in notebook 05b."),
-        Question(3, "After centring, Xc = U S Vh. The explained-variance ratio of component i is:",
-                 {"a": "S[i]**2 / sum(S**2)",
-                  "b": "S[i] / sum(S)",
-                  "c": "S[i]**2 / (n - 1)",
-                  "d": "S[i] / S[0], relative to the first"},
+                 _("Reread section 7, 'PCA', in notebook 05b.")),
+        Question(3, _("After centring, Xc = U S Vh. The explained-variance ratio of component i is:"),
+                 {"a": _("S[i]**2 / sum(S**2)"),
+                  "b": _("S[i] / sum(S)"),
+                  "c": _("S[i]**2 / (n - 1)"),
+                  "d": _("S[i] / S[0], relative to the first")},
                  "b0875556694f6bcf57a5",
-                 "Reread section 7, 'PCA', in notebook 05b."),
-        Question(4, "In this model the cosine of two random tokens is clearly positive on average, and about 0 once "
-                    "the mean embedding is subtracted. What does that tell you?",
-                 {"a": "most tokens in the vocabulary are near-synonyms of each other",
-                  "b": "the quantisation to 8 bits broke the embeddings",
-                  "c": "centring destroys what the vectors mean, so use raw cosines",
-                  "d": "all rows share a mean direction that inflates raw cosines"},
+                 _("Reread section 7, 'PCA', in notebook 05b.")),
+        Question(4, _("In this model the cosine of two random tokens is clearly positive on average, and about 0 once "
+                      "the mean embedding is subtracted. What does that tell you?"),
+                 {"a": _("most tokens in the vocabulary are near-synonyms of each other"),
+                  "b": _("the quantisation to 8 bits broke the embeddings"),
+                  "c": _("centring destroys what the vectors mean, so use raw cosines"),
+                  "d": _("all rows share a mean direction that inflates raw cosines")},
                  "f66248a27b6c9c7f52bc",
-                 "Reread section 10, 'Anisotropy', in notebook 05b."),
-        Question(5, "Your PCA returns component -v with projection column -p where scikit-learn returns v and p. "
-                    "Your answer is:",
-                 {"a": "equally right: v and -v span the same axis",
-                  "b": "wrong: a component's first entry must be positive",
-                  "c": "right only if you also negate its explained-variance ratio",
-                  "d": "right only when k = 1"},
+                 _("Reread section 10, 'Anisotropy', in notebook 05b.")),
+        Question(5, _("Your PCA returns component -v with projection column -p where scikit-learn returns v and p. "
+                      "Your answer is:"),
+                 {"a": _("equally right: v and -v span the same axis"),
+                  "b": _("wrong: a component's first entry must be positive"),
+                  "c": _("right only if you also negate its explained-variance ratio"),
+                  "d": _("right only when k = 1")},
                  "a9ff3009158ffe2f15b8",
-                 "Reread section 7, 'PCA' (the sign of a component), in notebook 05b."),
-        Question(6, "After centring, the singular values of Xc are S = [4, 2, 2]. What share of the variance does "
-                    "the first component explain?",
+                 _("Reread section 7, 'PCA' (the sign of a component), in notebook 05b.")),
+        Question(6, _("After centring, the singular values of Xc are S = [4, 2, 2]. What share of the variance does "
+                      "the first component explain?"),
                  {"a": "0.50", "b": "0.67", "c": "0.33", "d": "0.80"},
                  "8f907e143f1644512164",
-                 "Reread section 7, 'PCA' (the explained-variance ratio), in notebook 05b: it uses the squared singular values."),
+                 _("Reread section 7, 'PCA' (the explained-variance ratio), in notebook 05b: it uses the squared singular values.")),
     ],
 ))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _
 from ..compare import CheckFailed, named_mistake
 from ..fixtures import course_embedding, course_ids, random_table, random_tensor, ranked_ids
 
@@ -51,21 +52,21 @@ def _opposite_row():
 
 
 NEIGHBOR_INPUTS = {
-    "the docstring example: [[1, 0], [10, 1], [0, 1], [2, 0]], row 0, k = 2":
+    _("the docstring example: [[1, 0], [10, 1], [0, 1], [2, 0]], row 0, k = 2"):
         lambda: (torch.tensor([[1., 0.], [10., 1.], [0., 1.], [2., 0.]]), 0, 2),
-    "rows of very different lengths (0.01 to 100): cosine is not the dot product": lambda: (_different_norms(), 4, 6),
-    "duplicate rows 2, 5, 9 and row 11 = 2 x row 2 tie: lower index first": lambda: (_with_ties(), 0, 6),
-    "a tie cut by k: keep the lower indices of the tied rows": lambda: (_with_ties(), 0, 2),
-    "the query row has copies: leave out the row itself, keep its copies": lambda: (_with_ties(), 5, 4),
-    "k = 1, query is the last row": lambda: (random_table(15, 4, 51), 14, 1),
-    "k = n - 1: every other row in order, negative similarities too": lambda: (random_table(10, 3, 52), 0, 9),
-    "a float64 table": lambda: (random_table(25, 5, 53, torch.float64), 7, 5),
-    "cosines 0.9 and 0.90003 (rows 3 and 8): the larger first, however close": lambda: (_close_cosines(), 0, 3),
-    "k = n - 1 and a row exactly opposite the query (cosine -1): every other row, the query never":
+    _("rows of very different lengths (0.01 to 100): cosine is not the dot product"): lambda: (_different_norms(), 4, 6),
+    _("duplicate rows 2, 5, 9 and row 11 = 2 x row 2 tie: lower index first"): lambda: (_with_ties(), 0, 6),
+    _("a tie cut by k: keep the lower indices of the tied rows"): lambda: (_with_ties(), 0, 2),
+    _("the query row has copies: leave out the row itself, keep its copies"): lambda: (_with_ties(), 5, 4),
+    _("k = 1, query is the last row"): lambda: (random_table(15, 4, 51), 14, 1),
+    _("k = n - 1: every other row in order, negative similarities too"): lambda: (random_table(10, 3, 52), 0, 9),
+    _("a float64 table"): lambda: (random_table(25, 5, 53, torch.float64), 7, 5),
+    _("cosines 0.9 and 0.90003 (rows 3 and 8): the larger first, however close"): lambda: (_close_cosines(), 0, 3),
+    _("k = n - 1 and a row exactly opposite the query (cosine -1): every other row, the query never"):
         lambda: (_opposite_row(), 0, 7),
-    "the course model's E [49152, 576]: ' three', k = 5": _real(" three", 5),
-    "the course model's E: ' Paris', k = 6": _real(" Paris", 6),
-    "the course model's E: '<issue_start>' (id 8), an unused token with duplicate rows, k = 8":
+    _("the course model's E [49152, 576]: ' three', k = 5"): _real(" three", 5),
+    _("the course model's E: ' Paris', k = 6"): _real(" Paris", 6),
+    _("the course model's E: '<issue_start>' (id 8), an unused token with duplicate rows, k = 8"):
         lambda: (course_embedding(), 8, 8),
 }
 
@@ -94,16 +95,16 @@ def _ranked(scores: torch.Tensor, exclude: int | None, descending: bool = True) 
 
 def _neighbor_mistakes(E: torch.Tensor, index: int, k: int, sims: torch.Tensor):
     E64 = E.double()
-    yield ("dot product instead of cosine: E @ E[index] rewards long rows whatever their direction. Divide by "
-           "both lengths (or normalise every row first), since only the direction should count.",
+    yield (_("dot product instead of cosine: E @ E[index] rewards long rows whatever their direction. Divide by "
+             "both lengths (or normalise every row first), since only the direction should count."),
            lambda: _ranked(E64 @ E64[index], index)[:k])
-    yield ("you sorted in increasing order: the most similar row (largest cosine) comes first.",
+    yield (_("you sorted in increasing order: the most similar row (largest cosine) comes first."),
            lambda: _ranked(sims, index, descending=False)[:k])
     for d in (3, 4, 5):
-        yield ("you rounded the cosines (to a few decimals, or to a lower precision) before sorting: close "
-               "neighbours became ties and the lower index won. Sort the cosines as they are.",
+        yield (_("you rounded the cosines (to a few decimals, or to a lower precision) before sorting: close "
+                 "neighbours became ties and the lower index won. Sort the cosines as they are."),
                lambda d=d: _ranked(torch.round(sims, decimals=d), index)[:k])
-    yield ("you ranked by Euclidean distance: that mixes length into the ranking; cosine compares directions only.",
+    yield (_("you ranked by Euclidean distance: that mixes length into the ranking; cosine compares directions only."),
            lambda: _ranked(-(E64 - E64[index]).norm(dim=1), index)[:k])
 
 
@@ -111,26 +112,28 @@ def _check_neighbors(out, inputs):
     E, index, k = inputs
     n = E.shape[0]
     if not isinstance(out, torch.Tensor):
-        raise CheckFailed(f"expected a LongTensor of {k} row indices, got {type(out).__name__}.")
+        raise CheckFailed(_("expected a LongTensor of {k} row indices, got {kind}.", k=k, kind=type(out).__name__))
     if out.dtype != torch.long:
-        raise CheckFailed(f"expected dtype torch.int64 (row indices), got {out.dtype}. "
-                          "torch.sort(...).indices and torch.topk(...).indices are already int64.")
+        raise CheckFailed(_("expected dtype torch.int64 (row indices), got {dtype}. "
+                            "torch.sort(...).indices and torch.topk(...).indices are already int64.",
+                            dtype=str(out.dtype)))
     if out.shape != (k,):
-        raise CheckFailed(f"expected shape [{k}] (k = {k} neighbours), got {list(out.shape)}.")
+        raise CheckFailed(_("expected shape [{k}] (k = {k} neighbours), got {shape}.", k=k, shape=str(list(out.shape))))
     got = out.tolist()
     if any(not 0 <= i < n for i in got):
-        raise CheckFailed(f"row indices must be in [0, {n}); got {got[:10]}.")
+        raise CheckFailed(_("row indices must be in [0, {n}); got {got}.", n=n, got=str(got[:10])))
     if index in got and float(_cosines(E, index)[_ranked(_cosines(E, index), index)[got.index(index)]]) <= 0:
-        raise CheckFailed(f"your answer contains the query row {index} itself (at position {got.index(index)}, among "
-                          "rows whose cosine is <= 0). One possible cause: you masked the query with a finite "
-                          "sentinel (-1, 0 or -10) instead of excluding it, and real rows tie with it or fall below "
-                          "it. Use -inf (sims[index] = -inf) or leave the index out of the ranking.")
+        raise CheckFailed(_("your answer contains the query row {index} itself (at position {position}, among "
+                            "rows whose cosine is <= 0). One possible cause: you masked the query with a finite "
+                            "sentinel (-1, 0 or -10) instead of excluding it, and real rows tie with it or fall below "
+                            "it. Use -inf (sims[index] = -inf) or leave the index out of the ranking.",
+                            index=index, position=got.index(index)))
     if index in got:
-        raise CheckFailed(f"your answer contains the query row {index} itself (at position {got.index(index)}). "
-                          "Exclude it by its index before ranking. (Dropping the first result is not enough: "
-                          "a duplicate row ties with it and may come first.)")
+        raise CheckFailed(_("your answer contains the query row {index} itself (at position {position}). "
+                            "Exclude it by its index before ranking. (Dropping the first result is not enough: "
+                            "a duplicate row ties with it and may come first.)", index=index, position=got.index(index)))
     if len(set(got)) != k:
-        raise CheckFailed(f"a row appears twice in your answer: {got[:10]}.")
+        raise CheckFailed(_("a row appears twice in your answer: {got}.", got=str(got[:10])))
 
     sims = _cosines(E, index)
     expected = _ranked(sims, index)[:k]
@@ -139,10 +142,11 @@ def _check_neighbors(out, inputs):
     if bool(bad.any()):
         p = int(bad.nonzero()[0])
         raise CheckFailed(
-            f"position {p}: expected row {int(expected[p])} (cosine {float(exp_sims[p]):.6f}), got row {got[p]} "
-            f"(cosine {float(got_sims[p]):.6f}). Expected the first {min(k, 8)}: {expected[:8].tolist()}, "
-            f"got {got[:8]}." + named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0,
-                                     expected=expected))
+            _("position {p}: expected row {want} (cosine {want_cos:.6f}), got row {got} (cosine {got_cos:.6f}). "
+              "Expected the first {m}: {first}, got {got_first}.", p=p, want=int(expected[p]),
+              want_cos=float(exp_sims[p]), got=got[p], got_cos=float(got_sims[p]), m=min(k, 8),
+              first=str(expected[:8].tolist()), got_first=str(got[:8]))
+            + named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0, expected=expected))
 
     # Exact ties (the same float64 similarity): the lower index first, and the lowest ones kept at a cut.
     for p in range(k):
@@ -152,11 +156,12 @@ def _check_neighbors(out, inputs):
             continue
         chosen = [j for j in got if j in tied]
         if chosen != sorted(tied)[:len(chosen)]:
-            raise CheckFailed(
-                f"rows {sorted(tied)} have exactly the same cosine similarity ({float(got_sims[p]):.6f}: duplicate "
-                f"or rescaled rows). Ties come lower index first, so your answer should hold "
-                f"{sorted(tied)[:len(chosen)]} in that order; it holds {chosen}. torch.topk promises no order among "
-                "equal values: sort with torch.sort(..., descending=True, stable=True) instead.")
+            raise CheckFailed(_(
+                "rows {tied} have exactly the same cosine similarity ({cos:.6f}: duplicate or rescaled rows). Ties "
+                "come lower index first, so your answer should hold {want} in that order; it holds {chosen}. "
+                "torch.topk promises no order among equal values: sort with torch.sort(..., descending=True, "
+                "stable=True) instead.", tied=str(sorted(tied)), cos=float(got_sims[p]),
+                want=str(sorted(tied)[:len(chosen)]), chosen=str(chosen)))
 
 
 # ---------------------------------------------------------------- the chapter

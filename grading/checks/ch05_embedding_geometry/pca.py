@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _, verbatim
 from ..compare import POSSIBLE_MARK, CheckFailed, expect_tensor, expect_tuple
 from ..fixtures import course_embedding, random_tensor
 
@@ -13,7 +14,7 @@ from ..fixtures import course_embedding, random_tensor
 def _data(n: int, scales: list[float], seed: int, dtype=torch.float64, mean_size: float = 1.0) -> torch.Tensor:
     """n rows whose variance along random orthogonal directions is spread as `scales`, plus a random mean."""
     d = len(scales)
-    Q, _ = torch.linalg.qr(random_tensor((d, d), seed, dtype=torch.float64))
+    Q, _r = torch.linalg.qr(random_tensor((d, d), seed, dtype=torch.float64))
     X = random_tensor((n, d), seed + 1000, dtype=torch.float64) * torch.tensor(scales, dtype=torch.float64) @ Q
     return (X + random_tensor((d,), seed + 2000, scale=mean_size, dtype=torch.float64)).to(dtype)
 
@@ -29,28 +30,28 @@ def _real_rows() -> torch.Tensor:
 EXAMPLE = [[0., 0.], [2., 0.], [4., 1.], [6., 1.]]
 
 PCA_INPUTS = {
-    "the docstring example, 4 x 2, k = 1 (float32)": lambda: (torch.tensor(EXAMPLE), 1),
-    "60 x 5, k = 2": lambda: (_data(60, [5.0, 3.0, 1.5, 0.8, 0.3], 61), 2),
-    "k = 1, 40 x 6 float32": lambda: (_data(40, [4.0, 2.0, 1.0, 0.6, 0.3, 0.1], 62, torch.float32), 1),
-    "k = d: every component, the ratios sum to 1": lambda: (_data(50, [3.0, 2.0, 1.2, 0.5], 63), 4),
-    "a large mean (about 30 per coordinate): PCA without centring shows here":
+    _("the docstring example, 4 x 2, k = 1 (float32)"): lambda: (torch.tensor(EXAMPLE), 1),
+    _("60 x 5, k = 2"): lambda: (_data(60, [5.0, 3.0, 1.5, 0.8, 0.3], 61), 2),
+    _("k = 1, 40 x 6 float32"): lambda: (_data(40, [4.0, 2.0, 1.0, 0.6, 0.3, 0.1], 62, torch.float32), 1),
+    _("k = d: every component, the ratios sum to 1"): lambda: (_data(50, [3.0, 2.0, 1.2, 0.5], 63), 4),
+    _("a large mean (about 30 per coordinate): PCA without centring shows here"):
         lambda: (_data(80, [3.0, 2.0, 1.0, 0.5, 0.25, 0.1], 64, mean_size=30.0), 3),
-    "wide data, 8 rows x 20 columns, k = 3": lambda: (_wide(65), 3),
-    "float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5, k = 2":
+    _("wide data, 8 rows x 20 columns, k = 3"): lambda: (_wide(65), 3),
+    _("float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5, k = 2"):
         lambda: (_data(200, [3.0, 2.0, 1.0, 0.5, 0.25], 66, torch.float32, mean_size=1000.0), 2),
-    "the course model's E, rows 1000-2999 [2000, 576] float32, k = 3": lambda: (_real_rows(), 3),
+    _("the course model's E, rows 1000-2999 [2000, 576] float32, k = 3"): lambda: (_real_rows(), 3),
 }
 
 RATIO_INPUTS = {
-    "the docstring example, 4 x 2 (float32)": lambda: (torch.tensor(EXAMPLE),),
-    "60 x 5": lambda: (_data(60, [5.0, 3.0, 1.5, 0.8, 0.3], 71),),
-    "a large mean (about 30 per coordinate): PCA without centring shows here":
+    _("the docstring example, 4 x 2 (float32)"): lambda: (torch.tensor(EXAMPLE),),
+    _("60 x 5"): lambda: (_data(60, [5.0, 3.0, 1.5, 0.8, 0.3], 71),),
+    _("a large mean (about 30 per coordinate): PCA without centring shows here"):
         lambda: (_data(80, [3.0, 2.0, 1.0, 0.5, 0.25, 0.1], 72, mean_size=30.0),),
-    "wide data, 8 rows x 20 columns: min(n, d) = 8 values": lambda: (_wide(73),),
-    "100 x 10 float32 keeps float32": lambda: (_data(100, [2.0 ** -i for i in range(10)], 74, torch.float32),),
-    "float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5":
+    _("wide data, 8 rows x 20 columns: min(n, d) = 8 values"): lambda: (_wide(73),),
+    _("100 x 10 float32 keeps float32"): lambda: (_data(100, [2.0 ** -i for i in range(10)], 74, torch.float32),),
+    _("float32 with a large mean (about 1000 per coordinate, spread about 1), 200 x 5"):
         lambda: (_data(200, [3.0, 2.0, 1.0, 0.5, 0.25], 75, torch.float32, mean_size=1000.0),),
-    "the course model's E, rows 1000-2999 [2000, 576] float32: 576 values": lambda: (_real_rows(),),
+    _("the course model's E, rows 1000-2999 [2000, 576] float32: 576 values"): lambda: (_real_rows(),),
 }
 
 
@@ -102,23 +103,23 @@ def _align(rows: torch.Tensor, to: torch.Tensor) -> torch.Tensor:
 
 
 def _ratio_mistakes(X: torch.Tensor, k: int, full_ratio: torch.Tensor, S: torch.Tensor):
-    yield ("PCA without centring: subtract the mean row before the SVD. Without it the first direction points at "
-           "the mean and takes most of the 'variance'.", lambda: _uncentred_ratio(X, k).to(X.dtype))
-    yield ("you used the singular values themselves: the variance along a component is S**2 / (n - 1), so the "
-           "ratio is S[i]**2 / sum(S**2).", lambda: (S / S.sum())[:k].to(X.dtype))
-    yield ("you divided by the variance of the k kept components only: the ratio is a share of the TOTAL "
-           "variance, summed over all components.", lambda: (full_ratio[:k] / full_ratio[:k].sum()).to(X.dtype))
-    yield ("you returned the variances S**2 / (n - 1), not their share of the total variance.",
+    yield (_("PCA without centring: subtract the mean row before the SVD. Without it the first direction points at "
+             "the mean and takes most of the 'variance'."), lambda: _uncentred_ratio(X, k).to(X.dtype))
+    yield (_("you used the singular values themselves: the variance along a component is S**2 / (n - 1), so the "
+             "ratio is S[i]**2 / sum(S**2)."), lambda: (S / S.sum())[:k].to(X.dtype))
+    yield (_("you divided by the variance of the k kept components only: the ratio is a share of the TOTAL "
+             "variance, summed over all components."), lambda: (full_ratio[:k] / full_ratio[:k].sum()).to(X.dtype))
+    yield (_("you returned the variances S**2 / (n - 1), not their share of the total variance."),
            lambda: (S[:k] ** 2 / (X.shape[0] - 1)).to(X.dtype))
-    yield ("your order is reversed: torch.linalg.eigh returns eigenvalues in INCREASING order; the largest "
-           "variance comes first.", lambda: full_ratio[:k].flip(0).to(X.dtype))
-    yield ("you kept the k SMALLEST components: torch.linalg.eigh returns eigenvalues in increasing order.",
+    yield (_("your order is reversed: torch.linalg.eigh returns eigenvalues in INCREASING order; the largest "
+             "variance comes first."), lambda: full_ratio[:k].flip(0).to(X.dtype))
+    yield (_("you kept the k SMALLEST components: torch.linalg.eigh returns eigenvalues in increasing order."),
            lambda: full_ratio.flip(0)[:k].to(X.dtype))
 
 
 def _check_ratio_values(got, X: torch.Tensor, k: int, what: str) -> None:
-    _, _, full_ratio, S = _sklearn(X)
-    atol, _ = _tolerances(X)
+    _proj, _comps, full_ratio, S = _sklearn(X)
+    atol, _rtol = _tolerances(X)
     expect_tensor(got, full_ratio[:k].to(X.dtype), what, atol=atol, rtol=0,
                   mistakes=_ratio_mistakes(X, k, full_ratio, S))
 
@@ -136,10 +137,11 @@ def _naming_cancellation(check):
                                                 "expected a"))
             if X.dtype == torch.float32 and float(X.double().mean(dim=0).abs().max()) > 100 * spread \
                     and not explained:
-                raise CheckFailed(f"{exc}\n  One possible cause: catastrophic cancellation. This float32 data has a mean "
-                                  "far larger than its spread: a covariance formed in one pass (X.T @ X / n - mean "
-                                  "mean^T) subtracts two huge, nearly equal numbers and keeps almost none of the digits "
-                                  "of their difference. Centre first (X - X.mean(0)), then take the SVD.") from None
+                raise CheckFailed(text + "\n  " + _(
+                    "One possible cause: catastrophic cancellation. This float32 data has a mean far larger than "
+                    "its spread: a covariance formed in one pass (X.T @ X / n - mean mean^T) subtracts two huge, "
+                    "nearly equal numbers and keeps almost none of the digits of their difference. Centre first "
+                    "(X - X.mean(0)), then take the SVD.")) from None
             raise
     return wrapped
 
@@ -147,22 +149,22 @@ def _naming_cancellation(check):
 def _check_pca(out, inputs):
     X, k = inputs
     n, d = X.shape
-    proj, comps, ratio = expect_tuple(out, 3, "pca(X, k) -> (projections, components, ratio)")
-    for value, name in ((proj, "projections"), (comps, "components"), (ratio, "ratio")):
+    proj, comps, ratio = expect_tuple(out, 3, verbatim("pca(X, k) -> (projections, components, ratio)"))
+    for value, name in ((proj, _("projections")), (comps, _("components")), (ratio, _("ratio"))):
         if not isinstance(value, torch.Tensor):
-            raise CheckFailed(f"{name}: expected a tensor, got {type(value).__name__}.")
+            raise CheckFailed(_("{name}: expected a tensor, got {kind}.", name=name, kind=type(value).__name__))
     atol, rtol = _tolerances(X)
-    all_proj, all_comps, _, S = _sklearn(X)
+    all_proj, all_comps, _ratios, S = _sklearn(X)
     ref_proj, ref_comps = all_proj[:, :k], all_comps[:k]
 
-    _check_ratio_values(ratio, X, k, "explained-variance ratio [k]")
+    _check_ratio_values(ratio, X, k, _("explained-variance ratio [k]"))
 
     if comps.shape == (d, k) and (k != d or torch.allclose(_align(comps.T, ref_comps), ref_comps, atol=atol)):
-        raise CheckFailed(f"components: expected shape [{k}, {d}] with one component per ROW; yours are the columns "
-                          "of a [d, k] matrix (Vh[:k] is right; V[:, :k] or eigenvectors need a .T).")
+        raise CheckFailed(_("components: expected shape [{k}, {d}] with one component per ROW; yours are the columns "
+                            "of a [d, k] matrix (Vh[:k] is right; V[:, :k] or eigenvectors need a .T).", k=k, d=d))
     if comps.shape != (k, d) or comps.dtype != X.dtype:
-        raise CheckFailed(f"components: expected shape [{k}, {d}] and dtype {X.dtype}, got {list(comps.shape)} "
-                          f"and {comps.dtype}.")
+        raise CheckFailed(_("components: expected shape [{k}, {d}] and dtype {dtype}, got {shape} and {got_dtype}.",
+                            k=k, d=d, dtype=str(X.dtype), shape=str(list(comps.shape)), got_dtype=str(comps.dtype)))
     aligned = _align(comps, ref_comps)
 
     def uncentred():
@@ -171,35 +173,35 @@ def _check_pca(out, inputs):
     def smallest():
         return _align(all_comps.flip(0)[:k], aligned)
 
-    expect_tensor(aligned.to(X.dtype), ref_comps.to(X.dtype), "components, each compared up to its sign",
+    expect_tensor(aligned.to(X.dtype), ref_comps.to(X.dtype), _("components, each compared up to its sign"),
                   atol=atol, rtol=0, mistakes=[
-                      ("PCA without centring: subtract the mean row before the SVD.", uncentred),
-                      ("you kept the directions of SMALLEST variance (torch.linalg.eigh sorts increasingly).",
+                      (_("PCA without centring: subtract the mean row before the SVD."), uncentred),
+                      (_("you kept the directions of SMALLEST variance (torch.linalg.eigh sorts increasingly)."),
                        smallest)])
 
     signs = torch.sign((comps.double() * ref_comps).sum(dim=1))
     signs[signs == 0] = 1
     if proj.shape != (n, k):
-        raise CheckFailed(f"projections: expected shape [{n}, {k}] (one row per sample, one column per "
-                          f"component), got {list(proj.shape)}.")
+        raise CheckFailed(_("projections: expected shape [{n}, {k}] (one row per sample, one column per "
+                            "component), got {shape}.", n=n, k=k, shape=str(list(proj.shape))))
     proj_aligned = (proj.double() * signs).to(X.dtype)
     scale = max(1.0, float(ref_proj.abs().max()))
     X64 = X.double()
     mistakes = [
-        ("you projected the raw X: measure from the mean row, (X - mean) @ components.T.",
+        (_("you projected the raw X: measure from the mean row, (X - mean) @ components.T."),
          lambda: (X64 @ ref_comps.T).to(X.dtype)),
-        ("you returned U[:, :k] alone: the coordinates are U[:, :k] * S[:k] (or (X - mean) @ components.T).",
+        (_("you returned U[:, :k] alone: the coordinates are U[:, :k] * S[:k] (or (X - mean) @ components.T)."),
          lambda: (ref_proj / S[:k]).to(X.dtype)),
-        ("a column of your projections has the opposite sign of its component: compute the projections from the "
-         "components you return.", lambda: (ref_proj * -1).to(X.dtype)),
+        (_("a column of your projections has the opposite sign of its component: compute the projections from the "
+           "components you return."), lambda: (ref_proj * -1).to(X.dtype)),
     ]
     if k > 1:
         for i in range(k):
             flipped = ref_proj.clone()
             flipped[:, i] *= -1
-            mistakes.append((f"column {i} of your projections has the opposite sign of component {i}: compute the "
-                             "projections from the components you return.", flipped.to(X.dtype)))
-    expect_tensor(proj_aligned, ref_proj.to(X.dtype), "projections (signs matched to your components)",
+            mistakes.append((_("column {i} of your projections has the opposite sign of component {i}: compute the "
+                               "projections from the components you return.", i=i), flipped.to(X.dtype)))
+    expect_tensor(proj_aligned, ref_proj.to(X.dtype), _("projections (signs matched to your components)"),
                   atol=rtol * scale, rtol=0, mistakes=mistakes)
 
 
@@ -207,7 +209,8 @@ def _check_full_ratio(out, inputs):
     (X,) = inputs
     m = min(X.shape)
     if isinstance(out, torch.Tensor) and out.dim() == 1 and out.shape[0] == max(X.shape) != m:
-        raise CheckFailed(f"expected {m} values (min(n, d) = min{tuple(X.shape)}), got {out.shape[0]}. With fewer "
-                          "rows than columns there are only n non-trivial components: use the SVD of the centred "
-                          "X (torch.linalg.svdvals), not the eigenvalues of the d x d covariance.")
-    _check_ratio_values(out, X, m, f"explained-variance ratio [{m}]")
+        raise CheckFailed(_("expected {m} values (min(n, d) = min{shape}), got {got}. With fewer "
+                            "rows than columns there are only n non-trivial components: use the SVD of the centred "
+                            "X (torch.linalg.svdvals), not the eigenvalues of the d x d covariance.",
+                            m=m, shape=str(tuple(X.shape)), got=out.shape[0]))
+    _check_ratio_values(out, X, m, _("explained-variance ratio [{m}]", m=m))
