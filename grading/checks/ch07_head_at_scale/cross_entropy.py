@@ -55,17 +55,21 @@ def _dead_slice():
 
 
 CE_INPUTS = {
-    _("the docstring's example"): lambda: (([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
-                                        torch.tensor([[1.0, 2.0, 3.0]])),
-    _("6 positions, V = 50 on 3 uneven ranks (17, 17, 16)"): _ce_case(lambda: random_tensor((6, 50), 62, 2.0), 3, seed=63),
+    _("the docstring's example"): lambda: (
+        ([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
+        torch.tensor([[1.0, 2.0, 3.0]])),
+    _("6 positions, V = 50 on 3 uneven ranks (17, 17, 16)"): _ce_case(
+        lambda: random_tensor((6, 50), 62, 2.0), 3, seed=63),
     _("9 positions, V = 61 on 8 ranks"): _ce_case(lambda: random_tensor((9, 61), 64, 2.0), 8, seed=65),
     _("targets on both sides of every boundary, V = 42 on 4 ranks"):
         _ce_case(lambda: random_tensor((8, 42), 66, 2.0), 4, _boundary_targets),
     _("world size 1"): _ce_case(lambda: random_tensor((4, 19), 67), 1, seed=68),
-    _("a padded vocabulary: -inf logits on the last rank"): _ce_case(_padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
+    _("a padded vocabulary: -inf logits on the last rank"): _ce_case(
+        _padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
     _("a rank whose whole slice of a row is -inf (rank 1, row 1)"):
         _ce_case(_dead_slice, 3, lambda: torch.tensor([3, 25, 12, 0])),
-    _("logits of size ~500 (stable only with the max)"): _ce_case(lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
+    _("logits of size ~500 (stable only with the max)"): _ce_case(
+        lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
     _("float64 keeps float64"): _ce_case(lambda: random_tensor((5, 29), 72, 2.0, torch.float64), 5, seed=73),
     _("the course model's next-token loss on {prompt}, 8 ranks", prompt=verbatim(repr(PROMPT))): _course_ce(8),
     _("the course model's next-token loss on {prompt}, 5 uneven ranks", prompt=verbatim(repr(PROMPT))): _course_ce(5),
@@ -126,10 +130,11 @@ def _check_ce(result, inputs, x):
         return torch.log(sum(torch.exp(p).sum(-1) for p in parts)) - x.gather(-1, t[:, None])[:, 0]
 
     mistakes = [
-        (_("a rank whose whole slice of a row is -inf: shifting by that rank's OWN max gives exp(-inf - (-inf)) = NaN. "
-           "Shift every rank by the global max (or give such a rank a sum of 0)."), local_shift),
-        (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added them; "
-           "only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."), target_from_every_rank),
+        (_("a rank whose whole slice of a row is -inf: shifting by that rank's OWN max gives exp(-inf - (-inf)) = "
+           "NaN. Shift every rank by the global max (or give such a rank a sum of 0)."), local_shift),
+        (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added "
+           "them; only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."),
+         target_from_every_rank),
         (_("you summed exp(x) over the ranks without the max shift: exp overflows to inf for large logits. Take the "
            "global max M first and sum exp(x - M)."), no_shift),
         (_("you took the target logit from the wrong shard: the owner of id t is the rank with "
@@ -177,7 +182,8 @@ CHUNK_VALUE_INPUTS = {
     _("chunk = 64 >= N = 40: a single chunk"): _chunk_inputs(40, 97, 16, 64, 83),
     _("chunk = 1"): _chunk_inputs(9, 37, 6, 1, 84),
     _("float64 keeps float64"): _chunk_inputs(21, 45, 10, 4, 85, torch.float64),
-    _("large logits (h scaled by 30): stable only with log_softmax/logsumexp"): _chunk_inputs(18, 53, 12, 5, 86, scale=30.0),
+    _("large logits (h scaled by 30): stable only with log_softmax/logsumexp"): _chunk_inputs(
+        18, 53, 12, 5, 86, scale=30.0),
     _("the course model's head [49152, 576] on {text}, chunk = 4", text=verbatim(repr(TRAIN_TEXT))): _course_chunk,
 }
 
@@ -251,10 +257,10 @@ def _check_chunk_grad(result, inputs, _ref):
     expect_that(isinstance(result, tuple) and len(result) == 6, _("internal: unexpected result format"))
     loss, grad_h, grad_W, calls, saved, blind = result
     h, W, t, chunk = inputs
-    expect_that(not blind, _("The judge could not watch your function: its {instruments} stopped working during the "
-                             "call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, torch._C._autograd's "
-                             "saved-tensor hooks, torch function modes). Graded code must leave the judge's instruments "
-                             "alone; this case fails.", instruments=_instruments(blind)))
+    expect_that(not blind, _("The judge could not watch your function: its {instruments} stopped working during "
+                             "the call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, "
+                             "torch._C._autograd's saved-tensor hooks, torch function modes). Graded code must leave "
+                             "the judge's instruments alone; this case fails.", instruments=_instruments(blind)))
     _check_chunk_loss(loss, inputs, _arg_shapes(calls))
     expect_that(grad_h is not None and grad_W is not None,
                 _("Right value, but the loss has no gradient for h and W: it was computed under torch.no_grad(), "
@@ -267,7 +273,8 @@ def _check_chunk_grad(result, inputs, _ref):
     n_chunks = -(-h.shape[0] // chunk)
     expect_tensor(grad_h, h_ref.grad, "h.grad", **tol, mistakes=[
         (_("h.grad is N times too large: the loss was a sum, not a mean."), lambda: h_ref.grad * h.shape[0]),
-        (_("h.grad is scaled by the number of chunks: divide the summed loss by N once."), lambda: h_ref.grad * n_chunks),
+        (_("h.grad is scaled by the number of chunks: divide the summed loss by N once."),
+         lambda: h_ref.grad * n_chunks),
     ])
     expect_tensor(grad_W, W_ref.grad, "W.grad", **tol)
     V, d = W.shape

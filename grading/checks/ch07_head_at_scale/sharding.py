@@ -46,7 +46,8 @@ def _check_shard(out, inputs):
            "first V % world ranks get ONE extra row each."), (min(rank * ceil, vocab), min((rank + 1) * ceil, vocab))),
         (_("every rank got V // world rows and the last one the whole remainder; spread it: one extra row for each "
            "of the first V % world ranks."), (rank * base, (rank + 1) * base if rank < world - 1 else vocab)),
-        (_("the extra rows went to the LAST ranks; they go to the first V % world ranks."), (vocab - rev[1], vocab - rev[0])),
+        (_("the extra rows went to the LAST ranks; they go to the first V % world ranks."),
+         (vocab - rev[1], vocab - rev[0])),
         (_("your end is inclusive; the range is [start, end): end = start + number of rows."), (s, e - 1)),
         (_("you returned (start, number of rows); return (start, end)."), (s, e - s)),
         (_("the start ignores the extra rows of the ranks before: start = rank * (V // world) + min(rank, V % world)."),
@@ -66,7 +67,8 @@ def _check_shard(out, inputs):
     mistakes += [
         (_("`rank <= V % world` where it should be `rank < V % world`: rank V % world got one row too many."),
          (s, e + 1) if rank == extra else expected),
-        (_("boundaries at floor(rank * V / world): an even-looking split, but its longer shards are not the first ones."),
+        (_("boundaries at floor(rank * V / world): an even-looking split, but its longer shards are not the first "
+           "ones."),
          (rank * vocab // world, (rank + 1) * vocab // world)),
         (_("the end forgets the rank's own extra row: end = start + V // world, plus 1 for the first V % world ranks."),
          (s, s + base)),
@@ -135,8 +137,10 @@ def _lookup_mistakes(shard, ids, s, e, E):
              "row and looked up, but that borrowed row must be set to 0, or the sum over ranks counts it."),
            lambda: rows((ids - s).clamp(0, max(n - 1, 0))))
     yield (_("you replaced the ids this rank does not own by 0 and looked them up, but did not zero those rows "
-             "afterwards: every rank adds its row 0 to the sum."), lambda: rows(torch.where(inside[..., 0], ids - s, 0)))
-    yield (_("you indexed the shard with the global id; subtract start first (global id start is row 0 of the shard)."),
+             "afterwards: every rank adds its row 0 to the sum."),
+           lambda: rows(torch.where(inside[..., 0], ids - s, 0)))
+    yield (_("you indexed the shard with the global id; subtract start first (global id start is row 0 of the "
+             "shard)."),
            lambda: torch.where(inside, rows(ids.clamp(0, max(n - 1, 0))), 0))
     yield (_("the end of the range is exclusive: id start + len(E_shard) belongs to the next rank."),
            lambda: torch.where(((ids >= s) & (ids <= e)).unsqueeze(-1), rows((ids - s).clamp(0, max(n - 1, 0))), 0))
