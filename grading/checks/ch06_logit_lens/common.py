@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import torch
 
+from ...i18n import _, verbatim
 from ..compare import seeded
 from ..fixtures import cached_tiny_model, course_model, token_id
 
@@ -22,7 +23,8 @@ def blocks_and_final_norm(model):
     for blocks, norm in (("layers", "norm"), ("h", "ln_f")):
         if hasattr(base, blocks) and hasattr(base, norm):
             return getattr(base, blocks), getattr(base, norm)
-    raise ValueError(f"Do not know where the blocks and the final norm of {type(model).__name__} are.")
+    raise ValueError(_("Do not know where the blocks and the final norm of {model} are.",
+                       model=verbatim(type(model).__name__)))
 
 
 def tiny_lens_model(arch: str, seed: int, num_layers: int = 3, tied: bool = True, vocab_size: int = 96):
@@ -89,8 +91,8 @@ def judge_lens(model, input_ids: torch.Tensor, position: int = -1) -> dict[str, 
     # The judge's own sanity check on its own inputs (learner code never touches them): if it fails,
     # the hooks missed a state or the model is not wired as assumed, which is a course bug.
     if not torch.allclose(lens_logits[-1], logits, atol=1e-3, rtol=1e-3):
-        raise RuntimeError("course bug in the chapter 06 checks: final norm + head of the last block's output "
-                           "differs from the model's own logits; please report it")
+        raise RuntimeError(_("course bug in the chapter 06 checks: final norm + head of the last block's output "
+                             "differs from the model's own logits; please report it"))
     return {"raw": raw, "normed": normed, "lens_logits": lens_logits, "logits": logits,
             "head": head, "norm": norm}
 

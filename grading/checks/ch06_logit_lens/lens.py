@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 from torch.distributions import Categorical, kl_divergence
 
+from ...i18n import _, verbatim
 from ..compare import CheckFailed, expect_tensor, expect_that
 from ..fixtures import course_model, random_ids, random_tensor
 from .common import FRANCE, course_lens_france, judge_lens, reference_lens, tiny_lens_model
@@ -39,14 +40,14 @@ def _course_case():
 
 
 LENS_INPUTS = {
-    "tiny random llama, 3 blocks, 6 tokens (final norm: model.norm)": _tiny_case("llama", 1),
-    "tiny random qwen3, 4 blocks, 5 tokens (final norm: model.norm)": _tiny_case("qwen3", 2, layers=4, tokens=5),
-    "tiny random gpt2, 3 blocks (final norm: transformer.ln_f, a LayerNorm with bias)": _tiny_case("gpt2", 3),
-    "tiny random llama with an UNTIED head (lm_head is not the embedding)": _tiny_case("llama", 4, tied=False),
-    "a one-token prompt (T = 1), tiny gpt2, 2 blocks": _tiny_case("gpt2", 5, layers=2, tokens=1),
-    "tiny qwen3 with a single block (2 rows)": _tiny_case("qwen3", 6, layers=1, tokens=4),
-    f"the course model, {FRANCE!r}": _course_case,
-    "tiny llama whose norms have eps = 0.01, with small states (read the final norm's own epsilon)": _small_eps_case,
+    _("tiny random llama, 3 blocks, 6 tokens (final norm: model.norm)"): _tiny_case("llama", 1),
+    _("tiny random qwen3, 4 blocks, 5 tokens (final norm: model.norm)"): _tiny_case("qwen3", 2, layers=4, tokens=5),
+    _("tiny random gpt2, 3 blocks (final norm: transformer.ln_f, a LayerNorm with bias)"): _tiny_case("gpt2", 3),
+    _("tiny random llama with an UNTIED head (lm_head is not the embedding)"): _tiny_case("llama", 4, tied=False),
+    _("a one-token prompt (T = 1), tiny gpt2, 2 blocks"): _tiny_case("gpt2", 5, layers=2, tokens=1),
+    _("tiny qwen3 with a single block (2 rows)"): _tiny_case("qwen3", 6, layers=1, tokens=4),
+    _("the course model, {prompt}", prompt=verbatim(repr(FRANCE))): _course_case,
+    _("tiny llama whose norms have eps = 0.01, with small states (read the final norm's own epsilon)"): _small_eps_case,
 }
 
 
@@ -59,18 +60,19 @@ def _lens_mistakes(model, ids, expected, j):
     def twice():
         return torch.cat([j["lens_logits"][:-1], head(norm(norm(raw[-1])))[None]]).log_softmax(-1)
 
-    yield ("final norm skipped: the intermediate states went straight into the LM head. A block's output "
-           "must pass through the model's final norm (model.base_model.norm or .ln_f) before the head; "
-           "see 'The lens on the real model' in notebook 06a.", skipped)
-    yield ("final norm skipped on every row, including the raw output of the last block.",
+    yield (_("final norm skipped: the intermediate states went straight into the LM head. A block's output "
+             "must pass through the model's final norm (model.base_model.norm or .ln_f) before the head; "
+             "see 'The lens on the real model' in notebook 06a."), skipped)
+    yield (_("final norm skipped on every row, including the raw output of the last block."),
            lambda: head(raw).log_softmax(-1))
-    yield ("final norm applied twice to the last state: the last row no longer matches the model's own "
-           "logits. Check which entries of output_hidden_states still need the final norm: reread "
-           "'What output_hidden_states returns' in notebook 06a.", twice)
-    yield ("final norm applied twice to the last state, and skipped on the others: the norm went on the wrong rows.",
-           lambda: torch.cat([head(raw[:-1]), head(norm(norm(raw[-1])))[None]]).log_softmax(-1))
-    yield ("you returned probabilities; the exercise asks for log-probabilities (log_softmax).", lambda: expected.exp())
-    yield ("you returned logits; apply log_softmax over the vocabulary.",
+    yield (_("final norm applied twice to the last state: the last row no longer matches the model's own "
+             "logits. Check which entries of output_hidden_states still need the final norm: reread "
+             "'What output_hidden_states returns' in notebook 06a."), twice)
+    yield (_("final norm applied twice to the last state, and skipped on the others: the norm went on the wrong "
+             "rows."), lambda: torch.cat([head(raw[:-1]), head(norm(norm(raw[-1])))[None]]).log_softmax(-1))
+    yield (_("you returned probabilities; the exercise asks for log-probabilities (log_softmax)."),
+           lambda: expected.exp())
+    yield (_("you returned logits; apply log_softmax over the vocabulary."),
            lambda: torch.cat([j["lens_logits"][:-1], final[None]]))
     eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
     if eps is not None and eps != 1e-5:
@@ -82,23 +84,23 @@ def _lens_mistakes(model, ids, expected, j):
                 normed = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * norm.weight
             return torch.cat([head(normed), final[None]]).log_softmax(-1)
 
-        yield (f"you hard-coded the norm's epsilon (1e-5): this model's final norm uses {eps:g}. Call the model's own "
-               "final norm module, or read its epsilon (variance_epsilon for RMSNorm, eps for LayerNorm).",
-               hard_coded_eps)
-    yield ("the embedding row is missing: hidden_states[0] (before any block) is layer 0 of the lens.",
+        yield (_("you hard-coded the norm's epsilon (1e-5): this model's final norm uses {eps:g}. Call the model's "
+                 "own final norm module, or read its epsilon (variance_epsilon for RMSNorm, eps for LayerNorm).",
+                 eps=eps), hard_coded_eps)
+    yield (_("the embedding row is missing: hidden_states[0] (before any block) is layer 0 of the lens."),
            lambda: expected[1:])
-    yield ("one row short at the end: the lens has num_layers + 1 rows, the last from the final state.",
+    yield (_("one row short at the end: the lens has num_layers + 1 rows, the last from the final state."),
            lambda: expected[:-1])
     if model.get_output_embeddings().weight is not model.get_input_embeddings().weight:
         E = model.get_input_embeddings().weight
-        yield ("you used the input embedding as the head; this model is untied: use model.get_output_embeddings() "
-               "(or model.lm_head).", lambda: (j["normed"] @ E.T).log_softmax(-1))
+        yield (_("you used the input embedding as the head; this model is untied: use "
+                 "model.get_output_embeddings() (or model.lm_head)."), lambda: (j["normed"] @ E.T).log_softmax(-1))
     if ids.shape[-1] > 1:
         def first_position():
             first = judge_lens(model, ids, position=0)
             return torch.cat([first["lens_logits"][:-1], first["logits"][None]]).log_softmax(-1)
 
-        yield "you took the first position; the lens reads the LAST position ([:, -1]).", first_position
+        yield _("you took the first position; the lens reads the LAST position ([:, -1])."), first_position
 
 
 def _check_lens(out, inputs):
@@ -109,11 +111,11 @@ def _check_lens(out, inputs):
     n = model.config.num_hidden_layers
     if isinstance(out, torch.Tensor) and out.shape == expected.shape:
         own = j["logits"].log_softmax(-1)  # the model's own final prediction
-        expect_tensor(out[-1], own, "last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
-                                    "the model's own prediction)", atol=1e-4, rtol=1e-4, check_dtype=False,
+        expect_tensor(out[-1], own, _("last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
+                                      "the model's own prediction)"), atol=1e-4, rtol=1e-4, check_dtype=False,
                       mistakes=[(m, (lambda w=w: (w() if callable(w) else w)[-1])) for m, w in mistakes])
-    expect_tensor(out, expected, f"lens [num_layers + 1 = {n + 1}, V = {expected.shape[1]}]", atol=1e-4, rtol=1e-4,
-                  mistakes=mistakes)
+    expect_tensor(out, expected, _("lens [num_layers + 1 = {rows}, V = {vocab}]", rows=n + 1, vocab=expected.shape[1]),
+                  atol=1e-4, rtol=1e-4, mistakes=mistakes)
 
 
 # ---------------------------------------------------------------- target_rank_by_layer
@@ -143,13 +145,13 @@ def _with_uniform_layer():
 
 
 RANK_INPUTS = {
-    "random lens [5, 20], target 3": lambda: (_random_lens(5, 20, 20), 3),
-    "target is the top token at every layer (all ranks 0)": _top_everywhere,
-    "target id V - 1, the least likely token at layer 1 (rank V - 1)": _bottom_and_last,
-    "a uniform layer: all tokens tied, so the rank is 0 (count strictly larger values)": _with_uniform_layer,
-    "a single layer [1, 50], target 0": lambda: (_random_lens(1, 50, 24), 0),
-    "float64 lens [3, 30]": lambda: (_random_lens(3, 30, 25, dtype=torch.float64), 12),
-    f"the course model's lens on {FRANCE!r}, target ' Paris'": course_lens_france,
+    _("random lens [5, 20], target 3"): lambda: (_random_lens(5, 20, 20), 3),
+    _("target is the top token at every layer (all ranks 0)"): _top_everywhere,
+    _("target id V - 1, the least likely token at layer 1 (rank V - 1)"): _bottom_and_last,
+    _("a uniform layer: all tokens tied, so the rank is 0 (count strictly larger values)"): _with_uniform_layer,
+    _("a single layer [1, 50], target 0"): lambda: (_random_lens(1, 50, 24), 0),
+    _("float64 lens [3, 30]"): lambda: (_random_lens(3, 30, 25, dtype=torch.float64), 12),
+    _("the course model's lens on {prompt}, target ' Paris'", prompt=verbatim(repr(FRANCE))): course_lens_france,
 }
 
 
@@ -167,22 +169,23 @@ def _check_rank(out, inputs):
     stable = torch.argsort(lens, dim=-1, descending=True, stable=True)
     sorted_position = (stable == target).nonzero()[:, 1]
     mistakes = [
-        ("your ranks start at 1; rank 0 means the target is the top token.", lambda: expected + 1),
-        ("you took argsort(...)[:, target_id]: that is the id of the token AT rank target_id. You need the rank "
-         "OF target_id: the number of tokens with a larger value.", lambda: stable[:, target]),
-        ("you counted from the bottom (smaller values); rank 0 is the most likely token.",
+        (_("your ranks start at 1; rank 0 means the target is the top token."), lambda: expected + 1),
+        (_("you took argsort(...)[:, target_id]: that is the id of the token AT rank target_id. You need the rank "
+           "OF target_id: the number of tokens with a larger value."), lambda: stable[:, target]),
+        (_("you counted from the bottom (smaller values); rank 0 is the most likely token."),
          lambda: (lens < t).sum(-1)),
-        ("you returned the top token id per layer (argmax), not the target's rank.", lambda: lens.argmax(-1)),
-        ("you counted values >= the target's, which includes the target itself.", lambda: (lens >= t).sum(-1)),
+        (_("you returned the top token id per layer (argmax), not the target's rank."), lambda: lens.argmax(-1)),
+        (_("you counted values >= the target's, which includes the target itself."), lambda: (lens >= t).sum(-1)),
     ]
     if not torch.equal(sorted_position, expected):  # only where ties make the two differ
-        mistakes.append(("ties: you used the position in a sorted order; the rank counts only strictly larger "
-                         "values, so tied tokens share the better rank.", sorted_position))
-    what = f"rank of token {target} per layer"
+        mistakes.append((_("ties: you used the position in a sorted order; the rank counts only strictly larger "
+                           "values, so tied tokens share the better rank."), sorted_position))
+    what = _("rank of token {target} per layer", target=target)
     if isinstance(out, torch.Tensor) and out.dtype != torch.long:
         expect_tensor(out, expected.to(out.dtype), what, atol=0, rtol=0, check_dtype=False, mistakes=mistakes)
-        raise CheckFailed(f"{what}: the values are right, but the dtype is {out.dtype}. A rank is a count: return "
-                          "a LongTensor (int64), e.g. the .sum() of a bool tensor, or .long().")
+        raise CheckFailed(_("{what}: the values are right, but the dtype is {dtype}. A rank is a count: return "
+                            "a LongTensor (int64), e.g. the .sum() of a bool tensor, or .long().",
+                            what=what, dtype=verbatim(out.dtype)))
     expect_tensor(out, expected, what, atol=0, rtol=0, mistakes=mistakes)
 
 
@@ -196,13 +199,14 @@ def _uniform_vs_peaked():
 
 
 KL_INPUTS = {
-    "random lens [6, 30]": lambda: (_random_lens(6, 30, 30),),
-    "a uniform layer against a peaked final distribution (KL = log V - entropy)": _uniform_vs_peaked,
-    "identical layers: all zero": lambda: (_random_lens(1, 12, 32).repeat(4, 1),),
-    "a single layer: [0.]": lambda: (_random_lens(1, 8, 33),),
-    "float64 lens keeps float64": lambda: (_random_lens(4, 20, 34, dtype=torch.float64),),
-    "sharp distributions (scale 8), where the direction of KL matters": lambda: (_random_lens(5, 15, 35, scale=8.0),),
-    f"the course model's lens on {FRANCE!r}": lambda: (course_lens_france()[0],),
+    _("random lens [6, 30]"): lambda: (_random_lens(6, 30, 30),),
+    _("a uniform layer against a peaked final distribution (KL = log V - entropy)"): _uniform_vs_peaked,
+    _("identical layers: all zero"): lambda: (_random_lens(1, 12, 32).repeat(4, 1),),
+    _("a single layer: [0.]"): lambda: (_random_lens(1, 8, 33),),
+    _("float64 lens keeps float64"): lambda: (_random_lens(4, 20, 34, dtype=torch.float64),),
+    _("sharp distributions (scale 8), where the direction of KL matters"): lambda: (
+        _random_lens(5, 15, 35, scale=8.0),),
+    _("the course model's lens on {prompt}", prompt=verbatim(repr(FRANCE))): lambda: (course_lens_france()[0],),
 }
 
 
@@ -214,21 +218,21 @@ def _check_kl(out, inputs):
     expected[-1] = 0  # exactly, not a rounding error
     p = lens[-1].exp()
     reverse = (lens.exp() * (lens - lens[-1])).sum(-1)
-    expect_tensor(out, expected, "KL(final || layer) per layer", atol=1e-5, rtol=1e-4, mistakes=[
-        ("you computed KL(layer || final), the other direction: weight by the FINAL distribution, "
-         "sum p_final * (log p_final - log p_layer). With F.kl_div(input, target), input is the layer's "
-         "log-probabilities and target the final's.", reverse),
-        ("you averaged over the vocabulary (reduction='mean' divides by V); KL sums over tokens.",
+    expect_tensor(out, expected, _("KL(final || layer) per layer"), atol=1e-5, rtol=1e-4, mistakes=[
+        (_("you computed KL(layer || final), the other direction: weight by the FINAL distribution, "
+           "sum p_final * (log p_final - log p_layer). With F.kl_div(input, target), input is the layer's "
+           "log-probabilities and target the final's."), reverse),
+        (_("you averaged over the vocabulary (reduction='mean' divides by V); KL sums over tokens."),
          lambda: (p * (lens[-1] - lens)).sum(-1) / lens.shape[1]),
-        ("you weighted by the final LOG-probabilities; the weights are probabilities: exp() them.",
+        (_("you weighted by the final LOG-probabilities; the weights are probabilities: exp() them."),
          lambda: (lens[-1] * (lens[-1] - lens)).sum(-1)),
-        ("you reduced over the layers as well; return one KL per layer, shape [num_layers + 1].",
+        (_("you reduced over the layers as well; return one KL per layer, shape [num_layers + 1]."),
          lambda: (p * (lens[-1] - lens)).sum() / L),
-        ("you reduced over the layers as well (reduction='batchmean' or a total sum); return one value per layer.",
-         lambda: (p * (lens[-1] - lens)).sum()),
-        ("F.kl_div(input, target) reads target as PROBABILITIES unless log_target=True: you passed log-probabilities, "
-         "so it took the log of negative numbers (NaN). Use F.kl_div(lens, final, log_target=True, reduction='none')"
-         ".sum(-1), or write the sum yourself.",
+        (_("you reduced over the layers as well (reduction='batchmean' or a total sum); return one value per "
+           "layer."), lambda: (p * (lens[-1] - lens)).sum()),
+        (_("F.kl_div(input, target) reads target as PROBABILITIES unless log_target=True: you passed "
+           "log-probabilities, so it took the log of negative numbers (NaN). Use F.kl_div(lens, final, "
+           "log_target=True, reduction='none').sum(-1), or write the sum yourself."),
          lambda: torch.nn.functional.kl_div(lens, lens[-1].expand_as(lens), reduction="none").sum(-1)),
     ])
-    expect_that(float(out[-1]) == 0.0, "KL of the final layer with itself must be exactly 0.")
+    expect_that(float(out[-1]) == 0.0, _("KL of the final layer with itself must be exactly 0."))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _, verbatim
 from ..compare import expect_tensor
 from ..fixtures import course_model, random_ids, random_tensor
 from .common import FRANCE, _residual_stream, tiny_lens_model
@@ -43,18 +44,19 @@ def _tuned_course() -> tuple:
 
 
 TUNED_INPUTS = {
-    "the docstring example: y = 2x + 1, ridge 0": lambda: (
+    _("the docstring example: y = 2x + 1, ridge 0"): lambda: (
         torch.tensor([[0.0], [1.0], [2.0], [3.0]]), torch.tensor([[1.0], [3.0], [5.0], [7.0]]), 0.0),
-    "50 rows, d_in = 4 -> d_out = 3 with noise, ridge 0 (plain least squares)": lambda: (*_affine_data(50, 4, 3, 99), 0.0),
-    "30 rows, 6 -> 6, ridge 0.5": lambda: (*_affine_data(30, 6, 6, 100, noise=0.5), 0.5),
-    "fewer rows than dims (10 rows, 20 -> 20): only the ridge makes it unique, ridge 1.0": lambda: (
+    _("50 rows, d_in = 4 -> d_out = 3 with noise, ridge 0 (plain least squares)"): lambda: (
+        *_affine_data(50, 4, 3, 99), 0.0),
+    _("30 rows, 6 -> 6, ridge 0.5"): lambda: (*_affine_data(30, 6, 6, 100, noise=0.5), 0.5),
+    _("fewer rows than dims (10 rows, 20 -> 20): only the ridge makes it unique, ridge 1.0"): lambda: (
         *_affine_data(10, 20, 20, 101), 1.0),
-    "a huge ridge (1e8): A ~ 0 and b ~ the mean of h_final (the bias is not penalised)": lambda: (
+    _("a huge ridge (1e8): A ~ 0 and b ~ the mean of h_final (the bias is not penalised)"): lambda: (
         *_affine_data(40, 5, 5, 102, mean=3.0), 1e8),
-    "float32 states with a mean of size 300 and spread 1, 60 rows, 5 -> 5, ridge 1e-3 (returned as float32)":
+    _("float32 states with a mean of size 300 and spread 1, 60 rows, 5 -> 5, ridge 1e-3 (returned as float32)"):
         lambda: (*_affine_data(60, 5, 5, 103, mean=300.0, dtype=torch.float32), 1e-3),
-    "a tiny Llama's states after block 1 -> its last block's output, 128 rows x 32, ridge 0": _tuned_tiny,
-    "the course model: states after block 10 -> block 30's output, 4 prompts (about 40 rows x 576), ridge 1.0":
+    _("a tiny Llama's states after block 1 -> its last block's output, 128 rows x 32, ridge 0"): _tuned_tiny,
+    _("the course model: states after block 10 -> block 30's output, 4 prompts (about 40 rows x 576), ridge 1.0"):
         _tuned_course,
 }
 
@@ -84,7 +86,7 @@ def _check_tuned_lens(out, inputs):
 
     X, Y, ridge = inputs
     A_ref, b_ref = _ridge_reference(X, Y, ridge)
-    A, b = expect_tuple(out, 2, "fit_tuned_lens(h_layer, h_final, ridge) -> (A, b)")
+    A, b = expect_tuple(out, 2, verbatim("fit_tuned_lens(h_layer, h_final, ridge) -> (A, b)"))
     n = X.shape[0]
     X64, Y64 = X.double(), Y.double()
     low = X.dtype != torch.float64
@@ -101,26 +103,27 @@ def _check_tuned_lens(out, inputs):
         return sol[:-1], sol[-1]
 
     a_mistakes = [
-        ("the ridge penalised the bias too (a column of ones inside the penalty): b is not penalised; centre X and "
-         "h_final, solve for A, then b = mean(h_final) - mean(h_layer) @ A.",
+        (_("the ridge penalised the bias too (a column of ones inside the penalty): b is not penalised; centre X "
+           "and h_final, solve for A, then b = mean(h_final) - mean(h_layer) @ A."),
          lambda: A_of(ridge=ridge, penalise_bias=True)[0].to(X.dtype)),
-        ("no bias term: you fitted h_layer @ A alone (no centring, b = 0); the lens is affine, with a bias.",
+        (_("no bias term: you fitted h_layer @ A alone (no centring, b = 0); the lens is affine, with a bias."),
          lambda: A_of(ridge=ridge, center=False)[0].to(X.dtype)),
-        ("your A is transposed: the prediction is h_layer @ A + b, so A has shape [d_in, d_out] (the solution of "
-         "(X^T X + ridge I) A = X^T Y), not its transpose.", lambda: A_ref.T.to(X.dtype)),
-        ("the ridge term is missing (or not added to the diagonal of X^T X).",
+        (_("your A is transposed: the prediction is h_layer @ A + b, so A has shape [d_in, d_out] (the solution of "
+           "(X^T X + ridge I) A = X^T Y), not its transpose."), lambda: A_ref.T.to(X.dtype)),
+        (_("the ridge term is missing (or not added to the diagonal of X^T X)."),
          lambda: A_of(ridge=0.0)[0].to(X.dtype) if ridge > 0 and n > X.shape[1] else None),
-        ("you scaled the ridge by the number of rows (a mean-squared-error objective): here the penalty is added to "
-         "the SUM of squared errors, so X^T X + ridge * I.", lambda: A_of(ridge=ridge * n)[0].to(X.dtype)
+        (_("you scaled the ridge by the number of rows (a mean-squared-error objective): here the penalty is added "
+           "to the SUM of squared errors, so X^T X + ridge * I."), lambda: A_of(ridge=ridge * n)[0].to(X.dtype)
          if ridge > 0 else None),
-        ("you solved the normal equations in float32: with states far from 0, X^T X loses most of its digits. Centre "
-         "first and compute in float64, then cast back.", lambda: float32_normal_equations()[0] if low else None),
+        (_("you solved the normal equations in float32: with states far from 0, X^T X loses most of its digits. "
+           "Centre first and compute in float64, then cast back."),
+         lambda: float32_normal_equations()[0] if low else None),
     ]
     expect_tensor(A, A_ref.to(X.dtype), "A", atol=tol_a, rtol=0, mistakes=a_mistakes)
     expect_tensor(b, b_ref.to(X.dtype), "b", atol=tol_b, rtol=0, mistakes=[
-        ("b = mean(h_final) - mean(h_layer): the bias must remove the mean of the PREDICTION, "
-         "b = mean(h_final) - mean(h_layer) @ A.", lambda: (Y64.mean(0) - X64.mean(0)).to(X.dtype)
+        (_("b = mean(h_final) - mean(h_layer): the bias must remove the mean of the PREDICTION, "
+           "b = mean(h_final) - mean(h_layer) @ A."), lambda: (Y64.mean(0) - X64.mean(0)).to(X.dtype)
          if X.shape[1] == Y.shape[1] else None),
-        ("b = mean(h_final): the bias must also remove the mean of h_layer @ A (b = mean(h_final) - mean(h_layer) @ A).",
-         lambda: Y64.mean(0).to(X.dtype)),
+        (_("b = mean(h_final): the bias must also remove the mean of h_layer @ A (b = mean(h_final) - "
+           "mean(h_layer) @ A)."), lambda: Y64.mean(0).to(X.dtype)),
     ])

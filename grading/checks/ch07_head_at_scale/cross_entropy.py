@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from ...model import Case
 from ..build import case_with_reference
+from ...i18n import N_, _, verbatim
 from ..compare import expect_tensor, expect_that
 from ..fixtures import course_embedding, course_model, random_ids, random_tensor
 from .common import PROMPT, TRAIN_TEXT, _arg_shapes, course_logits, split
@@ -54,26 +55,30 @@ def _dead_slice():
 
 
 CE_INPUTS = {
-    "the docstring's example": lambda: (([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
-                                        torch.tensor([[1.0, 2.0, 3.0]])),
-    "6 positions, V = 50 on 3 uneven ranks (17, 17, 16)": _ce_case(lambda: random_tensor((6, 50), 62, 2.0), 3, seed=63),
-    "9 positions, V = 61 on 8 ranks": _ce_case(lambda: random_tensor((9, 61), 64, 2.0), 8, seed=65),
-    "targets on both sides of every boundary, V = 42 on 4 ranks":
+    _("the docstring's example"): lambda: (
+        ([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
+        torch.tensor([[1.0, 2.0, 3.0]])),
+    _("6 positions, V = 50 on 3 uneven ranks (17, 17, 16)"): _ce_case(
+        lambda: random_tensor((6, 50), 62, 2.0), 3, seed=63),
+    _("9 positions, V = 61 on 8 ranks"): _ce_case(lambda: random_tensor((9, 61), 64, 2.0), 8, seed=65),
+    _("targets on both sides of every boundary, V = 42 on 4 ranks"):
         _ce_case(lambda: random_tensor((8, 42), 66, 2.0), 4, _boundary_targets),
-    "world size 1": _ce_case(lambda: random_tensor((4, 19), 67), 1, seed=68),
-    "a padded vocabulary: -inf logits on the last rank": _ce_case(_padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
-    "a rank whose whole slice of a row is -inf (rank 1, row 1)":
+    _("world size 1"): _ce_case(lambda: random_tensor((4, 19), 67), 1, seed=68),
+    _("a padded vocabulary: -inf logits on the last rank"): _ce_case(
+        _padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
+    _("a rank whose whole slice of a row is -inf (rank 1, row 1)"):
         _ce_case(_dead_slice, 3, lambda: torch.tensor([3, 25, 12, 0])),
-    "logits of size ~500 (stable only with the max)": _ce_case(lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
-    "float64 keeps float64": _ce_case(lambda: random_tensor((5, 29), 72, 2.0, torch.float64), 5, seed=73),
-    f"the course model's next-token loss on {PROMPT!r}, 8 ranks": _course_ce(8),
-    f"the course model's next-token loss on {PROMPT!r}, 5 uneven ranks": _course_ce(5),
+    _("logits of size ~500 (stable only with the max)"): _ce_case(
+        lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
+    _("float64 keeps float64"): _ce_case(lambda: random_tensor((5, 29), 72, 2.0, torch.float64), 5, seed=73),
+    _("the course model's next-token loss on {prompt}, 8 ranks", prompt=verbatim(repr(PROMPT))): _course_ce(8),
+    _("the course model's next-token loss on {prompt}, 5 uneven ranks", prompt=verbatim(repr(PROMPT))): _course_ce(5),
 }
 
 
 def _check_ce(result, inputs, x):
     parts, t, starts = inputs
-    expect_that(isinstance(result, tuple) and len(result) == 2, "internal: unexpected result format")
+    expect_that(isinstance(result, tuple) and len(result) == 2, _("internal: unexpected result format"))
     out, calls = result
     shapes = _arg_shapes(calls)
     N, V = x.shape
@@ -125,29 +130,31 @@ def _check_ce(result, inputs, x):
         return torch.log(sum(torch.exp(p).sum(-1) for p in parts)) - x.gather(-1, t[:, None])[:, 0]
 
     mistakes = [
-        ("a rank whose whole slice of a row is -inf: shifting by that rank's OWN max gives exp(-inf - (-inf)) = NaN. "
-         "Shift every rank by the global max (or give such a rank a sum of 0).", local_shift),
-        ("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added them; "
-         "only the rank with start_r <= t < start_r + V_r owns the target, the others add 0.", target_from_every_rank),
-        ("you summed exp(x) over the ranks without the max shift: exp overflows to inf for large logits. Take the "
-         "global max M first and sum exp(x - M).", no_shift),
-        ("you took the target logit from the wrong shard: the owner of id t is the rank with "
-         "starts[r] <= t < starts[r] + V_r; the shards are not all V // world wide.", even_guess),
-        ("you looked up the target at the GLOBAL index t in every shard; subtract each rank's start and "
-         "count it only on the rank that owns t.", global_index_everywhere),
-        ("you took the target logit from the first shard only; it lives on whichever rank owns the target id.",
+        (_("a rank whose whole slice of a row is -inf: shifting by that rank's OWN max gives exp(-inf - (-inf)) = "
+           "NaN. Shift every rank by the global max (or give such a rank a sum of 0)."), local_shift),
+        (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added "
+           "them; only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."),
+         target_from_every_rank),
+        (_("you summed exp(x) over the ranks without the max shift: exp overflows to inf for large logits. Take the "
+           "global max M first and sum exp(x - M)."), no_shift),
+        (_("you took the target logit from the wrong shard: the owner of id t is the rank with "
+           "starts[r] <= t < starts[r] + V_r; the shards are not all V // world wide."), even_guess),
+        (_("you looked up the target at the GLOBAL index t in every shard; subtract each rank's start and "
+           "count it only on the rank that owns t."), global_index_everywhere),
+        (_("you took the target logit from the first shard only; it lives on whichever rank owns the target id."),
          first_shard),
-        ("you merged the ranks' sums of exp without rescaling each by exp(local_max - global_max).", unscaled),
-        ("you returned the mean; return one loss per position, shape [N].", lambda: expected.mean()),
-        ("the sign is flipped: the loss is logsumexp - target logit (>= 0).", lambda: -expected),
+        (_("you merged the ranks' sums of exp without rescaling each by exp(local_max - global_max)."), unscaled),
+        (_("you returned the mean; return one loss per position, shape [N]."), lambda: expected.mean()),
+        (_("the sign is flipped: the loss is logsumexp - target logit (>= 0)."), lambda: -expected),
     ]
     tol = dict(atol=1e-4, rtol=1e-5) if x.dtype != torch.float64 else dict(atol=1e-9, rtol=1e-9)
-    expect_tensor(out, expected, "loss per position", **tol, mistakes=mistakes)
+    expect_tensor(out, expected, _("loss per position"), **tol, mistakes=mistakes)
     if world > 1 and V not in sizes:
         full = [s for s in shapes if len(s) >= 1 and s[-1] == V and math.prod(s) >= N * V]
-        expect_that(not full, f"Right values, but a tensor of shape {list(full[0]) if full else ''} went into a torch "
-                              f"function: the full [N, V = {V}] logits were built (torch.cat?). Keep them split; each "
-                              "rank sends only a max, a sum and (for its own targets) a logit per position.")
+        expect_that(not full, _("Right values, but a tensor of shape {shape} went into a torch function: the full "
+                                "[N, V = {V}] logits were built (torch.cat?). Keep them split; each rank sends only a "
+                                "max, a sum and (for its own targets) a logit per position.",
+                                shape=verbatim(list(full[0]) if full else ''), V=V))
 
 
 # ---------------------------------------------------------------- chunked_cross_entropy
@@ -170,22 +177,23 @@ def _course_chunk():
 
 
 CHUNK_VALUE_INPUTS = {
-    "N = 40, V = 97, d = 16, chunk = 8 (divides N)": _chunk_inputs(40, 97, 16, 8, 81),
-    "chunk = 7 does not divide N = 40 (the last chunk has 5 rows)": _chunk_inputs(40, 97, 16, 7, 82),
-    "chunk = 64 >= N = 40: a single chunk": _chunk_inputs(40, 97, 16, 64, 83),
-    "chunk = 1": _chunk_inputs(9, 37, 6, 1, 84),
-    "float64 keeps float64": _chunk_inputs(21, 45, 10, 4, 85, torch.float64),
-    "large logits (h scaled by 30): stable only with log_softmax/logsumexp": _chunk_inputs(18, 53, 12, 5, 86, scale=30.0),
-    f"the course model's head [49152, 576] on {TRAIN_TEXT!r}, chunk = 4": _course_chunk,
+    _("N = 40, V = 97, d = 16, chunk = 8 (divides N)"): _chunk_inputs(40, 97, 16, 8, 81),
+    _("chunk = 7 does not divide N = 40 (the last chunk has 5 rows)"): _chunk_inputs(40, 97, 16, 7, 82),
+    _("chunk = 64 >= N = 40: a single chunk"): _chunk_inputs(40, 97, 16, 64, 83),
+    _("chunk = 1"): _chunk_inputs(9, 37, 6, 1, 84),
+    _("float64 keeps float64"): _chunk_inputs(21, 45, 10, 4, 85, torch.float64),
+    _("large logits (h scaled by 30): stable only with log_softmax/logsumexp"): _chunk_inputs(
+        18, 53, 12, 5, 86, scale=30.0),
+    _("the course model's head [49152, 576] on {text}, chunk = 4", text=verbatim(repr(TRAIN_TEXT))): _course_chunk,
 }
 
 # Run by the "backward" protocol: loss.backward() in the learner's process, the gradients sent back.
 CHUNK_GRAD_INPUTS = {
-    "gradients: N = 24, V = 53, d = 12, chunk = 5": _chunk_inputs(24, 53, 12, 5, 91),
-    "gradients in float64: N = 10, V = 31, d = 6, chunk = 3": _chunk_inputs(10, 31, 6, 3, 92, torch.float64),
-    "gradients, one chunk (chunk = 50 >= N = 14)": _chunk_inputs(14, 29, 9, 50, 93),
-    "gradients, chunk = 4 does not divide N = 30 (V = 41, d = 7)": _chunk_inputs(30, 41, 7, 4, 94),
-    "gradients, a wide vocabulary: N = 40, V = 211, d = 8, chunk = 4": _chunk_inputs(40, 211, 8, 4, 95),
+    _("gradients: N = 24, V = 53, d = 12, chunk = 5"): _chunk_inputs(24, 53, 12, 5, 91),
+    _("gradients in float64: N = 10, V = 31, d = 6, chunk = 3"): _chunk_inputs(10, 31, 6, 3, 92, torch.float64),
+    _("gradients, one chunk (chunk = 50 >= N = 14)"): _chunk_inputs(14, 29, 9, 50, 93),
+    _("gradients, chunk = 4 does not divide N = 30 (V = 41, d = 7)"): _chunk_inputs(30, 41, 7, 4, 94),
+    _("gradients, a wide vocabulary: N = 40, V = 211, d = 8, chunk = 4"): _chunk_inputs(40, 211, 8, 4, 95),
 }
 
 
@@ -201,14 +209,14 @@ def _chunk_value_mistakes(h, W, t, chunk):
     logits = h.double() @ W.double().T
     per_pos = F.cross_entropy(logits, t, reduction="none")
     chunks = per_pos.split(chunk)
-    yield ("you averaged the chunks' means; when chunk does not divide N the last chunk is smaller and gets too much "
-           "weight. Sum the per-position losses of every chunk and divide once by N.",
+    yield (_("you averaged the chunks' means; when chunk does not divide N the last chunk is smaller and gets too much "
+             "weight. Sum the per-position losses of every chunk and divide once by N."),
            lambda: torch.stack([c.mean() for c in chunks]).mean())
-    yield "you returned the sum; the loss is the mean over the N positions.", lambda: per_pos.sum()
-    yield "only the first chunk was counted; loop over all of them.", lambda: chunks[0].mean()
-    yield ("you summed the chunks' means (reduction='mean' per chunk, then a sum): divide the total by N.",
+    yield _("you returned the sum; the loss is the mean over the N positions."), lambda: per_pos.sum()
+    yield _("only the first chunk was counted; loop over all of them."), lambda: chunks[0].mean()
+    yield (_("you summed the chunks' means (reduction='mean' per chunk, then a sum): divide the total by N."),
            lambda: torch.stack([c.mean() for c in chunks]).sum())
-    yield ("you took log_softmax over the positions (dim 0); it goes over the vocabulary (dim -1).",
+    yield (_("you took log_softmax over the positions (dim 0); it goes over the vocabulary (dim -1)."),
            lambda: -(logits.log_softmax(0).gather(-1, t[:, None])[:, 0]).mean())
 
 
@@ -216,41 +224,57 @@ def _check_chunk_loss(loss, inputs, shapes):
     h, W, t, chunk = inputs
     expected = F.cross_entropy(h @ W.T, t)
     tol = dict(atol=1e-5, rtol=1e-5) if h.dtype != torch.float64 else dict(atol=1e-10, rtol=1e-10)
-    expect_tensor(loss, expected, "mean cross-entropy", **tol, check_dtype=True,
+    expect_tensor(loss, expected, _("mean cross-entropy"), **tol, check_dtype=True,
                   mistakes=[(m, (lambda w=w: w().to(expected.dtype))) for m, w in _chunk_value_mistakes(h, W, t, chunk)])
     V, d = W.shape
     big = [s for s in shapes if _is_logits_block(s, V, d, chunk)]
-    expect_that(not big, f"Right value, but a tensor of shape {list(big[0]) if big else ''} went into a torch function: "
-                         f"more than chunk = {chunk} rows of the [N, V = {V}] logits at once. Compute the logits "
-                         "chunk by chunk, and never put them back together.")
+    expect_that(not big, _("Right value, but a tensor of shape {shape} went into a torch function: more than chunk = "
+                           "{chunk} rows of the [N, V = {V}] logits at once. Compute the logits chunk by chunk, and "
+                           "never put them back together.", shape=verbatim(list(big[0]) if big else ''), chunk=chunk,
+                           V=V))
 
 
 def _check_chunk_value(result, inputs, _ref):
-    expect_that(isinstance(result, tuple) and len(result) == 2, "internal: unexpected result format")
+    expect_that(isinstance(result, tuple) and len(result) == 2, _("internal: unexpected result format"))
     _check_chunk_loss(result[0], inputs, _arg_shapes(result[1]))
 
 
+# What grading/worker/calls/ch07.py reports when an instrument stopped working (the learner's process sends them).
+INSTRUMENTS = (N_("saved-tensor hooks or op recorder (already before your call)"), N_("saved-tensor hooks"),
+               N_("op recorder"))
+
+
+def _instruments(blind: list) -> str:
+    """'a and b' of the instruments that stopped working, each translated (anything else is shown as sent)."""
+    names = [_(b) if b in INSTRUMENTS else verbatim(b) for b in blind]
+    joined = names[0] if names else ""
+    for name in names[1:]:
+        joined = _("{first} and {second}", first=joined, second=name)
+    return joined
+
+
 def _check_chunk_grad(result, inputs, _ref):
-    expect_that(isinstance(result, tuple) and len(result) == 6, "internal: unexpected result format")
+    expect_that(isinstance(result, tuple) and len(result) == 6, _("internal: unexpected result format"))
     loss, grad_h, grad_W, calls, saved, blind = result
     h, W, t, chunk = inputs
-    expect_that(not blind, f"The judge could not watch your function: its {' and '.join(blind)} stopped working "
-                           "during the call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, "
-                           "torch._C._autograd's saved-tensor hooks, torch function modes). Graded code must leave "
-                           "the judge's instruments alone; this case fails.")
+    expect_that(not blind, _("The judge could not watch your function: its {instruments} stopped working during "
+                             "the call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, "
+                             "torch._C._autograd's saved-tensor hooks, torch function modes). Graded code must leave "
+                             "the judge's instruments alone; this case fails.", instruments=_instruments(blind)))
     _check_chunk_loss(loss, inputs, _arg_shapes(calls))
     expect_that(grad_h is not None and grad_W is not None,
-                "Right value, but the loss has no gradient for h and W: it was computed under torch.no_grad(), "
-                "detached, or rebuilt from .item(). It must come out of autograd (or a torch.autograd.Function) so "
-                "that loss.backward() reaches h and W.")
+                _("Right value, but the loss has no gradient for h and W: it was computed under torch.no_grad(), "
+                  "detached, or rebuilt from .item(). It must come out of autograd (or a torch.autograd.Function) so "
+                  "that loss.backward() reaches h and W."))
     h_ref = h.clone().requires_grad_(True)
     W_ref = W.clone().requires_grad_(True)
     F.cross_entropy(h_ref @ W_ref.T, t).backward()  # autograd on the one-shot loss is the reference
     tol = dict(atol=1e-6, rtol=1e-4) if h.dtype != torch.float64 else dict(atol=1e-12, rtol=1e-10)
     n_chunks = -(-h.shape[0] // chunk)
     expect_tensor(grad_h, h_ref.grad, "h.grad", **tol, mistakes=[
-        ("h.grad is N times too large: the loss was a sum, not a mean.", lambda: h_ref.grad * h.shape[0]),
-        ("h.grad is scaled by the number of chunks: divide the summed loss by N once.", lambda: h_ref.grad * n_chunks),
+        (_("h.grad is N times too large: the loss was a sum, not a mean."), lambda: h_ref.grad * h.shape[0]),
+        (_("h.grad is scaled by the number of chunks: divide the summed loss by N once."),
+         lambda: h_ref.grad * n_chunks),
     ])
     expect_tensor(grad_W, W_ref.grad, "W.grad", **tol)
     V, d = W.shape
@@ -259,16 +283,18 @@ def _check_chunk_grad(result, inputs, _ref):
     rows = sum(math.prod(s) // V for s in kept)
     total = sum(math.prod(s) for s in saved)  # everything autograd keeps, however it is shaped
     budget = 3 * chunk * V + 2 * (N + V) * d  # a few chunks of logits, plus copies of h and W
-    expect_that(total <= budget, f"Right values and gradients, but autograd kept {total:,} numbers alive for the "
-                                 f"backward pass, more than {budget:,} (a few [chunk = {chunk}, V = {V}] blocks plus "
-                                 f"h and W): the logits of the whole batch are being saved, in one shape or another. "
-                                 "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
-                                 "torch.autograd.Function whose backward computes the gradient chunk by chunk.")
-    expect_that(rows <= 2 * chunk, f"Right values and gradients, but autograd kept {rows} rows of [rows, V = {V}] "
-                                   f"tensors alive for the backward pass (chunk = {chunk}): every chunk's logits or "
-                                   "log-probabilities stay in memory until backward, so the loop saves nothing. "
+    expect_that(total <= budget, _("Right values and gradients, but autograd kept {total:,} numbers alive for the "
+                                   "backward pass, more than {budget:,} (a few [chunk = {chunk}, V = {V}] blocks plus "
+                                   "h and W): the logits of the whole batch are being saved, in one shape or another. "
                                    "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
-                                   "torch.autograd.Function whose backward computes the gradient chunk by chunk.")
+                                   "torch.autograd.Function whose backward computes the gradient chunk by chunk.",
+                                   total=total, budget=budget, chunk=chunk, V=V))
+    expect_that(rows <= 2 * chunk, _("Right values and gradients, but autograd kept {rows} rows of [rows, V = {V}] "
+                                     "tensors alive for the backward pass (chunk = {chunk}): every chunk's logits or "
+                                     "log-probabilities stay in memory until backward, so the loop saves nothing. "
+                                     "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
+                                     "torch.autograd.Function whose backward computes the gradient chunk by chunk.",
+                                     rows=rows, V=V, chunk=chunk))
 
 
 def _chunk_cases() -> list[Case]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from ...i18n import _, verbatim
 from ..compare import expect_tensor, expect_tuple
 from ..fixtures import random_tensor
 from .common import PROMPT, course_logits, split
@@ -53,18 +54,20 @@ def _with_dead_row():
 
 
 LSE_INPUTS = {
-    "the docstring's example [1, 2 | 3]": _lse_case(torch.tensor([1.0, 2.0, 3.0]), 2),
-    "random logits, V = 100 on 3 uneven ranks": _lse_case(lambda: random_tensor((100,), 21, 3.0), 3),
-    "a batch [4, 7, V = 50] on 8 ranks": _lse_case(lambda: random_tensor((4, 7, 50), 22, 2.0), 8),
-    "world size 1": _lse_case(lambda: random_tensor((5, 16), 23), 1),
-    "logits of size ~1000 (exp overflows without the max)": _lse_case(lambda: 1000 + random_tensor((2, 30), 24, 50.0), 4),
-    "negative logits of size ~-1000 (exp underflows to 0 without the max)":
+    _("the docstring's example [1, 2 | 3]"): _lse_case(torch.tensor([1.0, 2.0, 3.0]), 2),
+    _("random logits, V = 100 on 3 uneven ranks"): _lse_case(lambda: random_tensor((100,), 21, 3.0), 3),
+    _("a batch [4, 7, V = 50] on 8 ranks"): _lse_case(lambda: random_tensor((4, 7, 50), 22, 2.0), 8),
+    _("world size 1"): _lse_case(lambda: random_tensor((5, 16), 23), 1),
+    _("logits of size ~1000 (exp overflows without the max)"): _lse_case(
+        lambda: 1000 + random_tensor((2, 30), 24, 50.0), 4),
+    _("negative logits of size ~-1000 (exp underflows to 0 without the max)"):
         _lse_case(lambda: -1000 + random_tensor((2, 30), 25, 5.0), 3),
-    "one rank holds only -inf (padding), its sum reported as 0": _with_padding_shard(nan=False),
-    "one rank holds only -inf, its sum reported as NaN (exp(-inf - (-inf)))": _with_padding_shard(nan=True),
-    "a row that is -inf everywhere gives -inf": _lse_case(_with_dead_row, 3),
-    "float64 keeps float64": _lse_case(lambda: random_tensor((6, 33), 26, 4.0, torch.float64), 5),
-    f"the course model's logits for {PROMPT!r}, all positions, on 8 ranks": _lse_case(lambda: course_logits()[2], 8),
+    _("one rank holds only -inf (padding), its sum reported as 0"): _with_padding_shard(nan=False),
+    _("one rank holds only -inf, its sum reported as NaN (exp(-inf - (-inf)))"): _with_padding_shard(nan=True),
+    _("a row that is -inf everywhere gives -inf"): _lse_case(_with_dead_row, 3),
+    _("float64 keeps float64"): _lse_case(lambda: random_tensor((6, 33), 26, 4.0, torch.float64), 5),
+    _("the course model's logits for {prompt}, all positions, on 8 ranks", prompt=verbatim(repr(PROMPT))): _lse_case(
+        lambda: course_logits()[2], 8),
 }
 
 
@@ -74,19 +77,20 @@ def _check_lse(out, inputs, x):
     big = m.amax(0)
     clean = torch.where(torch.isneginf(m), torch.zeros_like(s), s)
     tol = dict(atol=1e-4, rtol=1e-5) if x.dtype != torch.float64 else dict(atol=1e-9, rtol=1e-9)
-    expect_tensor(out, expected, "global log-sum-exp", **tol, mistakes=[
-        ("you merged the sums of exp without rescaling them by the max: rank r's sum is relative to ITS max, "
-         "so multiply it by exp(local_max[r] - global_max) before adding.", lambda: big + torch.log(clean.sum(0))),
-        ("you added the sums and took the log, forgetting the max altogether: log(sum_r s_r) is the log-sum-exp "
-         "only when every local max is 0.", lambda: torch.log(clean.sum(0))),
-        ("you took the largest per-rank log-sum-exp; the ranks' shares add up: combine them, do not pick one.",
+    expect_tensor(out, expected, _("global log-sum-exp"), **tol, mistakes=[
+        (_("you merged the sums of exp without rescaling them by the max: rank r's sum is relative to ITS max, "
+           "so multiply it by exp(local_max[r] - global_max) before adding."), lambda: big + torch.log(clean.sum(0))),
+        (_("you added the sums and took the log, forgetting the max altogether: log(sum_r s_r) is the log-sum-exp "
+           "only when every local max is 0."), lambda: torch.log(clean.sum(0))),
+        (_("you took the largest per-rank log-sum-exp; the ranks' shares add up: combine them, do not pick one."),
          lambda: (m + torch.log(clean)).amax(0)),
-        ("you added the per-rank log-sum-exps; add the exponentials, not their logs.",
+        (_("you added the per-rank log-sum-exps; add the exponentials, not their logs."),
          lambda: (m + torch.log(clean)).sum(0)),
-        ("you computed log(sum_r s_r * exp(local_max[r])) directly: exp overflows (or underflows) for large logits. "
-         "Factor out the global max: M + log(sum_r s_r * exp(m_r - M)).", lambda: torch.log((clean * torch.exp(m)).sum(0))),
-        ("a rank (or a whole row) of -inf: exp(-inf - (-inf)) is NaN. Skip ranks whose max is -inf, and return -inf "
-         "where every rank is -inf.", lambda: big + torch.log((s * torch.exp(m - big)).sum(0))),
+        (_("you computed log(sum_r s_r * exp(local_max[r])) directly: exp overflows (or underflows) for large "
+           "logits. Factor out the global max: M + log(sum_r s_r * exp(m_r - M))."),
+         lambda: torch.log((clean * torch.exp(m)).sum(0))),
+        (_("a rank (or a whole row) of -inf: exp(-inf - (-inf)) is NaN. Skip ranks whose max is -inf, and return "
+           "-inf where every rank is -inf."), lambda: big + torch.log((s * torch.exp(m - big)).sum(0))),
     ])
 
 
@@ -140,21 +144,22 @@ def _close_maxima():
 
 
 ARGMAX_INPUTS = {
-    "the docstring's example": lambda: ((torch.tensor([[2.0], [5.0]]), torch.tensor([[3], [1]]), torch.tensor([0, 10])),
-                                        torch.cat([torch.full((1, 3), 1.0), torch.tensor([[2.0]]), torch.zeros(1, 6),
-                                                   torch.zeros(1, 1), torch.tensor([[5.0]]), torch.zeros(1, 1)], -1)),
-    "random logits, V = 100 on 3 uneven ranks": _argmax_case(lambda: random_tensor((1, 100), 44, 2.0), 3),
-    "a batch [5, 61] on 8 ranks": _argmax_case(lambda: random_tensor((5, 61), 45, 2.0), 8),
-    "ties across ranks: the smallest global id wins": _ties_across_ranks,
-    "many ties (values 0, 1, 2) on 5 ranks": _argmax_case(_integer_ties, 5),
-    "close but unequal maxima on far-apart ids of different ranks: the larger value wins":
+    _("the docstring's example"): lambda: (
+        (torch.tensor([[2.0], [5.0]]), torch.tensor([[3], [1]]), torch.tensor([0, 10])),
+        torch.cat([torch.full((1, 3), 1.0), torch.tensor([[2.0]]), torch.zeros(1, 6),
+                   torch.zeros(1, 1), torch.tensor([[5.0]]), torch.zeros(1, 1)], -1)),
+    _("random logits, V = 100 on 3 uneven ranks"): _argmax_case(lambda: random_tensor((1, 100), 44, 2.0), 3),
+    _("a batch [5, 61] on 8 ranks"): _argmax_case(lambda: random_tensor((5, 61), 45, 2.0), 8),
+    _("ties across ranks: the smallest global id wins"): _ties_across_ranks,
+    _("many ties (values 0, 1, 2) on 5 ranks"): _argmax_case(_integer_ties, 5),
+    _("close but unequal maxima on far-apart ids of different ranks: the larger value wins"):
         _argmax_case(_close_maxima, 3),
-    "-inf entries, a row that is -inf everywhere": _argmax_case(_minus_inf_rows, 3),
-    "V = 5 on 8 ranks: ranks without rows report -inf": _argmax_case(lambda: random_tensor((2, 5), 46), 8),
-    "world size 1": _argmax_case(lambda: random_tensor((3, 9), 47), 1),
-    "a batch of shape [2, 3, 40] on 4 ranks": _argmax_case(lambda: random_tensor((2, 3, 40), 48), 4),
-    "float64 logits": _argmax_case(lambda: random_tensor((4, 33), 49, 1.0, torch.float64), 3),
-    f"greedy decoding of the course model at every position of {PROMPT!r}, 8 ranks":
+    _("-inf entries, a row that is -inf everywhere"): _argmax_case(_minus_inf_rows, 3),
+    _("V = 5 on 8 ranks: ranks without rows report -inf"): _argmax_case(lambda: random_tensor((2, 5), 46), 8),
+    _("world size 1"): _argmax_case(lambda: random_tensor((3, 9), 47), 1),
+    _("a batch of shape [2, 3, 40] on 4 ranks"): _argmax_case(lambda: random_tensor((2, 3, 40), 48), 4),
+    _("float64 logits"): _argmax_case(lambda: random_tensor((4, 33), 49, 1.0, torch.float64), 3),
+    _("greedy decoding of the course model at every position of {prompt}, 8 ranks", prompt=verbatim(repr(PROMPT))):
         _argmax_case(lambda: course_logits()[2], 8),
 }
 
@@ -178,22 +183,22 @@ def _check_argmax(out, inputs, x):
         return winner + starts[:n] if n <= starts.shape[0] else None
 
     rounded = values.to(torch.bfloat16)
-    expect_tensor(out, expected, "global token id", atol=0, rtol=0, mistakes=[
-        ("you returned the LOCAL index of the winning rank; add that rank's start to get the token id.",
+    expect_tensor(out, expected, _("global token id"), atol=0, rtol=0, mistakes=[
+        (_("you returned the LOCAL index of the winning rank; add that rank's start to get the token id."),
          lambda: indices.gather(0, best)[0]),
-        ("you returned the winning RANK; return the token id (start of that rank + its local index).",
+        (_("you returned the winning RANK; return the token id (start of that rank + its local index)."),
          lambda: best[0]),
-        ("ties across ranks went to the larger id; like torch.argmax, take the smallest id among equal maxima.",
+        (_("ties across ranks went to the larger id; like torch.argmax, take the smallest id among equal maxima."),
          lambda: global_ids.gather(0, last_rank)[0]),
-        ("you added the starts, but then picked the largest id, not the largest VALUE.", lambda: global_ids.amax(0)),
-        ("you treated close maxima as ties (torch.isclose, or a tolerance): only exactly equal values tie; a "
-         "slightly larger logit wins even if its id is far larger.",
+        (_("you added the starts, but then picked the largest id, not the largest VALUE."), lambda: global_ids.amax(0)),
+        (_("you treated close maxima as ties (torch.isclose, or a tolerance): only exactly equal values tie; a "
+           "slightly larger logit wins even if its id is far larger."),
          lambda: smallest_id_among(torch.isclose(values, values.amax(0, keepdim=True)) | is_max)),
-        ("you rounded the maxima (to bfloat16/float16, or to a few decimals) before comparing them: values that "
-         "differ only after rounding became ties. Compare them as they are.",
+        (_("you rounded the maxima (to bfloat16/float16, or to a few decimals) before comparing them: values that "
+           "differ only after rounding became ties. Compare them as they are."),
          lambda: smallest_id_among(rounded == rounded.amax(0, keepdim=True))),
-        ("you added the starts along the batch axis (position j got rank j's start); each position's winner "
-         "needs the start of ITS rank: reshape starts to [world, 1, ...] so it broadcasts over axis 0.",
+        (_("you added the starts along the batch axis (position j got rank j's start); each position's winner "
+           "needs the start of ITS rank: reshape starts to [world, 1, ...] so it broadcasts over axis 0."),
          starts_on_batch_axis),
     ])
 
@@ -240,18 +245,18 @@ def _example_topk():
 
 
 TOPK_INPUTS = {
-    "the docstring's example": _example_topk,
-    "random logits, V = 100 on 3 uneven ranks, k = 5": _topk_case(lambda: random_tensor((100,), 51, 2.0), 3, 5),
-    "a batch [2, 3, 43] on 4 ranks, k = 4": _topk_case(lambda: random_tensor((2, 3, 43), 52), 4, 4),
-    "ties across ranks (values 0 .. 3), k = 6: equal values by smaller id": _topk_case(
+    _("the docstring's example"): _example_topk,
+    _("random logits, V = 100 on 3 uneven ranks, k = 5"): _topk_case(lambda: random_tensor((100,), 51, 2.0), 3, 5),
+    _("a batch [2, 3, 43] on 4 ranks, k = 4"): _topk_case(lambda: random_tensor((2, 3, 43), 52), 4, 4),
+    _("ties across ranks (values 0 .. 3), k = 6: equal values by smaller id"): _topk_case(
         lambda: torch.randint(0, 4, (3, 30), generator=torch.Generator().manual_seed(53)).float(), 3, 6),
-    "-inf entries: fewer finite logits than k, the -inf ones by smaller id": _topk_case(_mostly_masked, 3, 8),
-    "world size 1, k = 4": _topk_case(lambda: random_tensor((2, 12), 54), 1, 4),
-    "8 ranks, V = 64, k = 3": _topk_case(lambda: random_tensor((3, 64), 55), 8, 3),
-    "ranks sent their top 8, k = 5": _topk_case(lambda: random_tensor((2, 50), 56), 3, 5, k_local=8),
-    "each rank's list in shuffled order": _topk_case(lambda: random_tensor((2, 45), 57), 3, 6, shuffle=58),
-    "float64, k = 1": _topk_case(lambda: random_tensor((4, 27), 59, 1.0, torch.float64), 3, 1),
-    f"top-10 of the course model's next-token logits for {PROMPT!r}, 8 ranks":
+    _("-inf entries: fewer finite logits than k, the -inf ones by smaller id"): _topk_case(_mostly_masked, 3, 8),
+    _("world size 1, k = 4"): _topk_case(lambda: random_tensor((2, 12), 54), 1, 4),
+    _("8 ranks, V = 64, k = 3"): _topk_case(lambda: random_tensor((3, 64), 55), 8, 3),
+    _("ranks sent their top 8, k = 5"): _topk_case(lambda: random_tensor((2, 50), 56), 3, 5, k_local=8),
+    _("each rank's list in shuffled order"): _topk_case(lambda: random_tensor((2, 45), 57), 3, 6, shuffle=58),
+    _("float64, k = 1"): _topk_case(lambda: random_tensor((4, 27), 59, 1.0, torch.float64), 3, 1),
+    _("top-10 of the course model's next-token logits for {prompt}, 8 ranks", prompt=verbatim(repr(PROMPT))):
         _topk_case(lambda: course_logits()[2][-1], 8, 10),
 }
 
@@ -272,22 +277,22 @@ def _check_topk(out, inputs, x):
     flat_v = torch.movedim(lv, 0, -2).flatten(-2)
     flat_i = torch.movedim(gids, 0, -2).flatten(-2)
     flat_local = torch.movedim(li, 0, -2).flatten(-2)
-    values, ids = expect_tuple(out, 2, "merge_top_k's result (values, ids)")
+    values, ids = expect_tuple(out, 2, _("merge_top_k's result (values, ids)"))
     id_mistakes = [
-        ("you returned LOCAL indices; add each rank's start to its indices before merging.",
+        (_("you returned LOCAL indices; add each rank's start to its indices before merging."),
          lambda: _stable_top(flat_v, flat_local, k)[1]),
-        ("equal values came out larger id first; order ties by the smaller global id.",
+        (_("equal values came out larger id first; order ties by the smaller global id."),
          lambda: _stable_top(flat_v, flat_i, k, smaller_first=False)[1]),
-        ("you took the first k entries of the concatenated lists without sorting them by value.",
+        (_("you took the first k entries of the concatenated lists without sorting them by value."),
          lambda: flat_i[..., :k]),
     ]
     topk_ids = flat_i.gather(-1, flat_v.topk(k, dim=-1).indices)
     if not torch.equal(topk_ids, exp_ids):
-        id_mistakes.append(("torch.topk does not promise any order among equal values: sort by id first, then "
-                            "stably by value (or use a stable sort with both keys).", topk_ids))
-    expect_tensor(values, exp_values, f"top-{k} values", atol=0, rtol=0, mistakes=[
-        ("you took the first k entries of the concatenated lists without sorting them by value.",
+        id_mistakes.append((_("torch.topk does not promise any order among equal values: sort by id first, then "
+                              "stably by value (or use a stable sort with both keys)."), topk_ids))
+    expect_tensor(values, exp_values, _("top-{k} values", k=k), atol=0, rtol=0, mistakes=[
+        (_("you took the first k entries of the concatenated lists without sorting them by value."),
          lambda: flat_v[..., :k]),
-        ("the values are in ascending order; largest first.", lambda: exp_values.flip(-1)),
+        (_("the values are in ascending order; largest first."), lambda: exp_values.flip(-1)),
     ])
-    expect_tensor(ids, exp_ids, f"top-{k} token ids", atol=0, rtol=0, mistakes=id_mistakes)
+    expect_tensor(ids, exp_ids, _("top-{k} token ids", k=k), atol=0, rtol=0, mistakes=id_mistakes)
