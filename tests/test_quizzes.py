@@ -1,4 +1,5 @@
-"""Every quiz question has exactly one right option, and the right option is never the giveaway longest one."""
+"""Every quiz question has exactly one right option, and the right option is never the giveaway longest one (in
+English or in Chinese)."""
 from __future__ import annotations
 
 import json
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from grading import i18n
 from grading.catalog import load_chapters
 from grading.model import quiz_hash
 
@@ -18,11 +20,12 @@ QUESTIONS = [(c.number, q) for c in load_chapters() for q in c.quiz]
 def test_one_right_option_and_not_the_longest(chapter, question):
     right = [k for k in question.choices if quiz_hash(chapter, question.id, k) == question.answer_hash]
     assert len(right) == 1, f"chapter {chapter} question {question.id}: {len(right)} options match the stored hash"
-    lengths = {k: len(v) for k, v in question.choices.items()}
-    longest_wrong = max(n for k, n in lengths.items() if k != right[0])
-    assert lengths[right[0]] <= longest_wrong, (
-        f"chapter {chapter} question {question.id}: the right option is the longest one ({lengths}); "
-        "balance the options so length gives nothing away")
+    for lang in i18n.LANGUAGES:
+        lengths = {k: len(i18n.render(v, lang)) for k, v in question.choices.items()}
+        longest_wrong = max(n for k, n in lengths.items() if k != right[0])
+        assert lengths[right[0]] <= longest_wrong, (
+            f"chapter {chapter} question {question.id} ({lang}): the right option is the longest one ({lengths}); "
+            "balance the options so length gives nothing away")
 
 
 def test_every_quiz_is_large_enough():
