@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -276,15 +275,8 @@ def test(notebooks: bool = True) -> int:
 
 
 def site(out: list[str]) -> int:
-    """Build the website with site/build_site.py; first `npm ci` in site/ (MathJax, axe-core) if that was never run."""
+    """Build the website with site/build_site.py (which runs `npm ci` in site/ first if MathJax is missing)."""
     py = setup()
-    if not (ROOT / "site" / "node_modules" / "mathjax").exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            print("The website serves MathJax from site/node_modules, which needs npm (Node.js) once: install Node.js "
-                  "(Debian/Ubuntu: apt-get install npm), then run this again.", file=sys.stderr)
-            return 1
-        run([npm, "ci", "--no-audit", "--no-fund"], cwd=ROOT / "site")
     return subprocess.run([str(py), str(ROOT / "site" / "build_site.py"), *out], cwd=ROOT, env=venv_env()).returncode
 
 

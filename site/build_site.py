@@ -28,11 +28,18 @@ class SiteError(RuntimeError):
     """A build that cannot start or did not finish; the message says what to do."""
 
 
-def check_mathjax() -> None:
-    if not (MATHJAX / "tex-chtml.js").exists():
-        raise SiteError(f"MathJax is not installed in {MATHJAX.parent}: run `npm ci` in {SITE} (it installs the "
-                        "versions site/package-lock.json pins; Debian: apt-get install npm). The site serves MathJax "
+def npm_packages() -> None:
+    """Make sure site/node_modules holds MathJax and axe-core: `npm ci` there (package-lock.json's versions) if not."""
+    if (MATHJAX / "tex-chtml.js").exists() and (SITE / "node_modules" / "axe-core").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SiteError(f"MathJax is not installed in {SITE / 'node_modules'} and npm is not on PATH: install Node.js "
+                        f"(Debian/Ubuntu: apt-get install npm), then run `npm ci` in {SITE}. The site serves MathJax "
                         "itself, so that the math renders offline.")
+    print(f"Installing MathJax and axe-core into {SITE / 'node_modules'} (npm ci) ...", flush=True)
+    if subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=SITE).returncode != 0:
+        raise SiteError(f"`npm ci` in {SITE} failed (see above): it needs the npm registry once.")
 
 
 def stage(lang: str, work: Path) -> Path:
@@ -60,7 +67,7 @@ def copy_mathjax(out: Path) -> None:
 
 def build(out: Path | None = None, work: Path | None = None, quiet: bool = True) -> Path:
     """Build both editions into `out` (English) and `out`/zh (Chinese); returns `out`. Raises SiteError."""
-    check_mathjax()
+    npm_packages()
     out = Path(out or SITE / "_build" / "html").resolve()
     work = Path(work or out.parent / "work").resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,8 @@ PAGES = [prefix + name for prefix in EDITIONS.values() for name in ("index", "se
 # the English chapter's code, outputs and theme (tests/test_translations.py), and axe takes seconds per chapter.
 AXE_PAGES = [p for p in PAGES if not p.startswith("zh/")] + ["zh/index", "zh/search", "zh/genindex",
                                                               "zh/04a_softmax_sampling"]
-BUILD_LIMIT_S = 120  # the issue's budget for building both editions on 2 cores
+BUILD_LIMIT_S = 120  # the budget for building both editions on 2 cores; held here as CPU time, which a busy
+# machine does not inflate the way it does wall time (both editions ran in 10 s, 16 s of CPU, on an idle CI machine)
 # Where each interactive figure lives (the notebooks' text/html outputs, with their own script).
 FIGURES = {"pca-3d": "05b_pca_anisotropy_head", "sampling-explorer": "04a_softmax_sampling",
            "lm-head-scan": "02a_lm_head"}
@@ -59,11 +60,24 @@ def _missing() -> str | None:
                             ("furo", "furo")):
         if importlib.util.find_spec(module) is None:
             return f"{package} is not installed: pip install -c constraints.txt -e \".[site]\" (python course.py setup does)"
-    if not (SITE / "node_modules" / "mathjax").exists() or not AXE.exists():
-        return "site/node_modules is missing: run `npm ci` in site/ (MathJax and axe-core; apt-get install npm)"
     if _browser() is None:
         return "no Chromium installed to read the site in: apt-get install -y chromium"
+    try:
+        _build_site().npm_packages()  # MathJax and axe-core, installed by `npm ci` in site/ if missing
+    except _build_site().SiteError as error:
+        return str(error)
     return None
+
+
+def _build_site():
+    """site/build_site.py as a module (site/ is not a package: `site` is a standard module's name)."""
+    spec = importlib.util.spec_from_file_location("build_site", SITE / "build_site.py")
+    module = sys.modules.get("build_site")
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["build_site"] = module
+        spec.loader.exec_module(module)
+    return module
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -72,20 +86,21 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, float]:
-    """The site, built once for this module: (its folder, the build's wall time in seconds)."""
+def built(tmp_path_factory) -> tuple[Path, float, float]:
+    """The site, built once for this module: (its folder, the build's wall time and CPU time in seconds)."""
     reason = _missing()
     if reason:
         _unavailable(reason)
-    sys.path.insert(0, str(SITE))
-    try:
-        import build_site
-    finally:
-        sys.path.remove(str(SITE))
     work = tmp_path_factory.mktemp("site")
-    start = time.perf_counter()
-    out = build_site.build(work / "html", work / "work")
-    return out, time.perf_counter() - start
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    out = _build_site().build(work / "html", work / "work")
+    return out, time.perf_counter() - start, _cpu_seconds() - cpu
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the two Sphinx builds)."""
+    used = os.times()
+    return used.user + used.system + used.children_user + used.children_system
 
 
 @pytest.fixture(scope="module")
@@ -192,8 +207,9 @@ def visits(browser, server) -> dict[str, dict]:
 
 
 def test_both_editions_build_within_the_budget(built):
-    out, seconds = built
-    assert seconds <= BUILD_LIMIT_S, f"building both editions took {seconds:.0f} s; the budget is {BUILD_LIMIT_S} s"
+    out, seconds, cpu = built
+    assert cpu <= BUILD_LIMIT_S, (f"building both editions took {cpu:.0f} s of CPU ({seconds:.0f} s); the budget is "
+                                  f"{BUILD_LIMIT_S} s on 2 cores")
     for prefix in EDITIONS.values():
         for name in ("index", *CHAPTERS):
             assert (out / f"{prefix}{name}.html").exists(), f"the site has no {prefix}{name}.html"
