@@ -16,10 +16,10 @@ sys.path.insert(0, str(HERE))
 LANG = os.environ.get("COURSE_SITE_LANG", "en")
 REPO_URL = os.environ.get("COURSE_REPO_URL", "").rstrip("/")
 EDITIONS = {
-    "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "中文",
-           "other_label": "这一页的中文版", "other_prefix": "zh/"},
-    "zh": {"language": "zh_CN", "title": "从隐藏状态到下一个 token", "other": "en", "other_name": "English",
-           "other_label": "This page in English", "other_prefix": "../"},
+    "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "Chinese",
+           "other_label": "中文版", "other_prefix": "zh/"},
+    "zh": {"language": "zh_CN", "title": "从隐藏状态到下一个 token", "other": "en", "other_name": "英文版",
+           "other_label": "English", "other_prefix": "../"},
 }
 EDITION = EDITIONS[LANG]
 

@@ -215,6 +215,13 @@ def test_both_editions_build_within_the_budget(built):
             assert (out / f"{prefix}{name}.html").exists(), f"the site has no {prefix}{name}.html"
 
 
+def test_each_home_page_lists_every_chapter(visits, server):
+    for prefix in EDITIONS.values():
+        links = set(visits[prefix + "index"]["links"])
+        missing = [name for name in CHAPTERS if f"{server}{prefix}{name}.html" not in links]
+        assert not missing, f"{prefix}index.html does not link these chapters: {missing}"
+
+
 def test_every_page_loads_without_console_errors(visits):
     bad = {name: v["problems"] for name, v in visits.items() if v["problems"]}
     assert not bad, f"pages with console errors, script errors or failed requests: {bad}"
