@@ -42,7 +42,6 @@ nb_execution_mode = "off"
 nb_ipywidgets_js = {}  # no widget manager from a CDN: the course's figures are plain HTML and script
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
-suppress_warnings = ["mystnb.unknown_mime_type"]
 
 # MathJax from npm (site/node_modules, copied once to the site's _mathjax/ by build_site.py), never a CDN.
 mathjax_path = ("../" if LANG == "en" else "../../") + "_mathjax/tex-chtml.js"

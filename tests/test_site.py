@@ -327,7 +327,9 @@ def test_every_figure_has_a_name(visits):
 def _figure(page, server, prefix: str, kind: str):
     page.goto(f"{server}{prefix}{FIGURES[kind]}.html")
     figure = page.locator(f'.course-figure[data-figure="{kind}"]')
-    assert figure.count() == 1, f"{prefix}{FIGURES[kind]}.html has {figure.count()} figures data-figure={kind!r}"
+    assert figure.count() == 1, (f"{prefix}{FIGURES[kind]}.html has {figure.count()} figures data-figure={kind!r}; "
+                                 f"the notebook needs one text/html output <div class=\"course-figure\" "
+                                 f"data-figure=\"{kind}\"> with its own script")
     figure.scroll_into_view_if_needed()
     return figure
 
