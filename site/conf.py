@@ -1,0 +1,73 @@
+"""Sphinx configuration of the course's website: one file for both editions.
+
+site/build_site.py runs Sphinx twice with this folder as the configuration folder: once for the English notebooks
+and once for the Chinese ones (COURSE_SITE_LANG=en or zh). The notebooks are read with their committed outputs;
+nothing is executed (nb_execution_mode = "off").
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+LANG = os.environ.get("COURSE_SITE_LANG", "en")
+REPO_URL = os.environ.get("COURSE_REPO_URL", "").rstrip("/")
+EDITIONS = {
+    "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "Chinese",
+           "other_label": "中文版", "other_prefix": "zh/"},
+    "zh": {"language": "zh_CN", "title": "从隐藏状态到下一个 token", "other": "en", "other_name": "英文版",
+           "other_label": "English", "other_prefix": "../"},
+}
+EDITION = EDITIONS[LANG]
+
+project = EDITION["title"]
+author = "the course's authors"
+copyright = "the course's authors, Apache-2.0"
+language = EDITION["language"]
+html_search_language = "zh" if LANG == "zh" else "en"  # Chinese words are split with jieba (pinned in the site extra)
+root_doc = "index"
+
+extensions = ["myst_nb", "course_site"]
+templates_path = [str(HERE / "_templates")]
+html_static_path = [str(HERE / "_static")]
+html_css_files = ["course.css"]
+html_js_files = ["course.js"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "TERMS.md"]
+
+# The notebooks are committed executed: the site shows those outputs and never runs a cell.
+nb_execution_mode = "off"
+nb_ipywidgets_js = {}  # no widget manager from a CDN: the course's figures are plain HTML and script
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+
+# MathJax from npm (site/node_modules, copied once to the site's _mathjax/ by build_site.py), never a CDN.
+mathjax_path = ("../" if LANG == "en" else "../../") + "_mathjax/tex-chtml.js"
+
+html_theme = "furo"
+html_title = EDITION["title"]
+html_favicon = str(HERE / "_static" / "favicon.svg")  # also stops the browser asking for /favicon.ico
+html_copy_source = False
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_theme_options = {
+    "announcement": "language switch",  # replaced by the switch in _templates/page.html
+    "top_of_page_buttons": [],
+}
+html_context = {
+    "course_lang": LANG,
+    "course_other": EDITION["other"],
+    "course_other_name": EDITION["other_name"],
+    "course_other_label": EDITION["other_label"],
+    "course_other_prefix": EDITION["other_prefix"],
+    "course_repo_url": REPO_URL,
+}
+
+if LANG == "zh":  # jieba splits the Chinese search index; its start-up messages are not warnings
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
