@@ -17,7 +17,6 @@ import hashlib
 import http.server
 import importlib.util
 import os
-import shutil
 import sys
 import threading
 import time
@@ -25,10 +24,10 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
+from browser import find_browser, launch_args, unavailable
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
-BROWSERS = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 AXE = SITE / "node_modules" / "axe-core" / "axe.min.js"
 CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 EDITIONS = {"en": "", "zh": "zh/"}  # each edition's folder in the site
@@ -45,13 +44,7 @@ FIGURES = {"pca-3d": "05b_pca_anisotropy_head", "sampling-explorer": "04a_softma
 
 
 def _unavailable(reason: str):
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true, but the website tests cannot run: {reason}")
-    pytest.skip(reason)
-
-
-def _browser() -> str | None:
-    return next((p for p in map(shutil.which, BROWSERS) if p), None)
+    unavailable(f"the website tests cannot run: {reason}")
 
 
 def _missing() -> str | None:
@@ -60,8 +53,8 @@ def _missing() -> str | None:
                             ("furo", "furo")):
         if importlib.util.find_spec(module) is None:
             return f"{package} is not installed: pip install -c constraints.txt -e \".[site]\" (python course.py setup does)"
-    if _browser() is None:
-        return "no Chromium installed to read the site in: apt-get install -y chromium"
+    if find_browser() is None:
+        return "no Chromium installed to read the site in: apt-get install -y chromium (or set COURSE_BROWSER)"
     try:
         _build_site().npm_packages()  # MathJax and axe-core, installed by `npm ci` in site/ if missing
     except _build_site().SiteError as error:
@@ -119,9 +112,8 @@ def server(built) -> str:
 def browser(server, tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # root (containers, CI)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=_browser(), args=args)
+        chromium = playwright.chromium.launch(executable_path=find_browser(), args=launch_args())
         yield chromium
         chromium.close()
 

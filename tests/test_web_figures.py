@@ -10,10 +10,10 @@ browser tests are skipped with the reason, except under CI=true, where they fail
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from browser import launch_args, require_browser, unavailable
 import torch
 from transformers.generation.logits_process import (MinPLogitsWarper, TemperatureLogitsWarper, TopKLogitsWarper,
                                                     TopPLogitsWarper)
@@ -23,7 +23,6 @@ from lesson_utils.display import token_label
 from lesson_utils.web_figures import expanded_logits, lm_head_scan, pca_3d, sampling_explorer
 
 REPO = Path(__file__).resolve().parent.parent
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 AXE = [Path(os.environ.get("AXE_CORE_JS", "")), REPO / "site" / "node_modules" / "axe-core" / "axe.min.js"]
 PROMPT = "The cat sat on the"
 
@@ -41,14 +40,10 @@ def course():
 
 @pytest.fixture(scope="module")
 def browser():
-    path = next((p for p in map(shutil.which, BROWSERS) if p), None)
-    if path is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true but no Chromium is installed: apt-get install -y chromium")
-        pytest.skip("no Chromium installed (apt-get install -y chromium) to run the figures in")
+    path = require_browser()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        chromium = p.chromium.launch(executable_path=path, args=launch_args())
         yield chromium
         chromium.close()
 
@@ -239,7 +234,8 @@ def test_every_figure_has_alt_text_and_passes_axe(browser, course, tmp_path):
             assert page.locator(f"label[for='{slider.get_attribute('id')}']").count() == 1
         axe = next((p for p in AXE if p.is_file()), None)
         if axe is None:
-            continue
+            unavailable("axe-core is not installed: run `npm ci` in site/ (python course.py site does), or set "
+                        "AXE_CORE_JS to axe.min.js")
         page.add_script_tag(path=str(axe))
         found = page.evaluate("axe.run(document.querySelector('main')).then(r => r.violations"
                               ".filter(v => ['serious', 'critical'].includes(v.impact)).map(v => v.id + ': ' + v.help))")
