@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lesson_utils.edition import notebook_language
+
 from . import i18n
 from .i18n import _
 from .catalog import load_chapters
@@ -119,27 +121,6 @@ def reset_session() -> None:
     global _checker
     with _lock:
         _checker = None
-
-
-def notebook_language() -> str | None:
-    """The language of the notebook this kernel runs: notebooks/<lang>/... (JupyterLab gives the kernel its
-    notebook's path as JPY_SESSION_NAME, and ipykernel as `__session__`; a kernel starts in its notebook's folder),
-    or None outside a translated notebook."""
-    places = [os.environ.get("JPY_SESSION_NAME", "")]
-    try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        places.append(str(shell.user_ns.get("__session__", "")) if shell is not None else "")
-    except ImportError:
-        pass
-    places.append(os.getcwd())
-    for place in places:
-        parts = Path(place).parts if place else ()
-        for i, part in enumerate(parts[:-1]):
-            if part == "notebooks" and parts[i + 1] in i18n.LANGUAGES:
-                return parts[i + 1]
-    return None
 
 
 def check_language(lang: str | None = None) -> str:

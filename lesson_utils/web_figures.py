@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
 from dataclasses import dataclass
 from importlib import resources
 from typing import Sequence
@@ -31,6 +30,7 @@ from typing import Sequence
 import torch
 
 from .display import token_label
+from .edition import notebook_language
 
 LANGS = ("en", "zh")
 NOTE = ("Run this cell to interact (a saved notebook does not run its figures' scripts); the static figures next to "
@@ -61,8 +61,7 @@ def _asset(name: str) -> str:
 def _lang(lang: str | None) -> str:
     """"en", "zh", or "auto" (the page decides; a notebook run from notebooks/zh/ means Chinese)."""
     if lang is None:
-        session = os.environ.get("JPY_SESSION_NAME", "").replace("\\", "/")
-        return "zh" if "/zh/" in f"/{session}" else "auto"
+        return "zh" if notebook_language() == "zh" else "auto"
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS} or None (follow the page), got {lang!r}")
     return lang
