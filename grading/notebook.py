@@ -95,7 +95,7 @@ class CheckResult:
             marks = "".join(f"<span title='{html.escape(self._t(c.name), quote=True)}' "
                             f"style='color:{'#2a2' if c.passed else '#c22'}'>"
                             f"{'✓' if c.passed else '✗'}</span>" for c in r.cases)
-            colour = "#2a2" if r.passed else ("#888" if r.status == NOT_ATTEMPTED else "#c22")
+            colour = "#1a7f1a" if r.passed else ("#666" if r.status == NOT_ATTEMPTED else "#c22")  # >= 4.5:1 on white
             rows.append(f"<tr><td>{r.chapter}</td><td><code>{html.escape(r.name)}</code></td>"
                         f"<td style='color:{colour}'>{html.escape(self._t(status_text(r.status)))}</td>"
                         f"<td>{marks}</td></tr>")
