@@ -47,3 +47,13 @@ def require_browser() -> str:
 def launch_args() -> list[str]:
     """Chromium refuses to run as root with its own sandbox (containers, CI): drop it only there."""
     return ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+
+
+def drag(page, element, dx: float, dy: float) -> None:
+    """Press the mouse in the middle of `element` (a Playwright locator) and drag it by (dx, dy) pixels."""
+    box = element.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=8)
+    page.mouse.up()

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
-from browser import find_browser, launch_args, unavailable
+from browser import drag, find_browser, launch_args, unavailable
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
@@ -330,12 +330,7 @@ def _figure(page, server, prefix: str, kind: str):
 def test_dragging_the_3d_pca_rotates_it(page, server, prefix):
     canvas = _figure(page, server, prefix, "pca-3d").locator("canvas").first
     before = canvas.screenshot()
-    box = canvas.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + 80, y + 30, steps=8)
-    page.mouse.up()
+    drag(page, canvas, 80, 30)
     page.wait_for_timeout(100)
     dragged = canvas.screenshot()
     assert dragged != before, "dragging the 3-D figure did not change what it shows"

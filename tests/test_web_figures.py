@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import launch_args, require_browser, unavailable
+from browser import drag, launch_args, require_browser, unavailable
 import torch
 from transformers.generation.logits_process import (MinPLogitsWarper, TemperatureLogitsWarper, TopKLogitsWarper,
                                                     TopPLogitsWarper)
@@ -183,12 +183,7 @@ def test_dragging_the_3d_figure_rotates_it(browser, tmp_path):
     page = open_page(browser, tmp_path, fig)
     canvas = page.locator(".course-figure[data-figure='pca-3d'] canvas")
     first = canvas.screenshot()
-    box = canvas.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + 120, y + 40, steps=8)
-    page.mouse.up()
+    drag(page, canvas, 120, 40)
     dragged = canvas.screenshot()
     assert dragged != first, "dragging did not change the picture"
     canvas.focus()
