@@ -248,6 +248,14 @@ def notebook_passes(py: Path, env: dict) -> list[int]:
     return codes
 
 
+def parallel_args() -> list[str]:
+    """pytest-xdist's options for step 1: one test file per worker, two workers where there are two cores. The
+    step's tests mostly wait on one judge or browser process at a time (half of two cores sat idle), and a file's
+    tests share its fixtures (the website is built once per file)."""
+    workers = min(2, os.cpu_count() or 1)
+    return ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else []
+
+
 def test(notebooks: bool = True) -> int:
     """The whole suite: pytest over tests/ (package, judge, sandbox, the judge's proofs), nbval on every notebook on
     this CPU's kernels and on portable ones, then (where the judge forks) the judge's tests again without fork.
@@ -259,7 +267,8 @@ def test(notebooks: bool = True) -> int:
     start = time.perf_counter()
     steps = 1 + notebooks + default_backend_forks()
     print(f"== 1/{steps}: tests, the judge and its proofs", flush=True)
-    code = subprocess.run([str(py), *PYTEST, "--durations=15", "tests"], cwd=ROOT, env=env).returncode
+    code = subprocess.run([str(py), *PYTEST, *parallel_args(), "--durations=15", "tests"], cwd=ROOT,
+                          env=env).returncode
     codes = {"tests": code}
     if notebooks:
         print(f"== 2/{steps}: nbval on every notebook, on this CPU's kernels and on portable ones "
