@@ -216,40 +216,34 @@ def default_backend_forks() -> bool:
     return hasattr(os, "fork") and sys.platform != "darwin"
 
 
-def no_fork_job(py: Path, env: dict) -> tuple[str, list, dict]:
-    """The judge's own tests (NO_FORK_TESTS) with GRADING_BACKEND=spawn, no os.fork and GRADING_SANDBOX=none, as a
-    (label, command, environment) job."""
+def judge_without_fork(py: Path, env: dict) -> int:
+    """The judge's own tests (NO_FORK_TESTS) with GRADING_BACKEND=spawn, no os.fork and GRADING_SANDBOX=none;
+    returns pytest's exit code."""
     no_fork = str(ROOT / "tests" / "no_fork")
     env = env | NO_FORK_ENV | {"PYTHONPATH": os.pathsep.join(filter(None, [no_fork, env.get("PYTHONPATH")]))}
-    label = f"the judge again as on Windows ({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, os.fork removed)"
-    return label, [str(py), *PYTEST, *NO_FORK_TESTS], env
+    return subprocess.run([str(py), *PYTEST, *NO_FORK_TESTS], cwd=ROOT, env=env).returncode
 
 
-def notebook_jobs(py: Path, env: dict) -> list[tuple[str, list, dict]]:
-    """nbval on every notebook, on this CPU's own kernels and on portable ones (PORTABLE_ENV). The portable pass
-    leaves out the cells that only call check() (tests/nbval_portable.py): their output is not compared and the
-    first pass runs them."""
+def notebook_passes(py: Path, env: dict) -> list[int]:
+    """nbval on every notebook, on this CPU's own kernels and on portable ones (PORTABLE_ENV), both at once: each
+    pass runs one kernel at a time, much of a notebook's time is imports, model loads and waits, and two cores take
+    the two passes in about the time of one and a half. The portable pass leaves out the cells that only call
+    check() (tests/nbval_portable.py): their output is not compared and the first pass runs them. Each pass's output is printed whole when both are done."""
     tests = os.pathsep.join(filter(None, [str(ROOT / "tests"), env.get("PYTHONPATH")]))
-    portable = env | PORTABLE_ENV | {"PYTHONPATH": tests}
-    return [("the notebooks on this CPU's own kernels", [str(py), *PYTEST, *NBVAL_ARGS], env),
-            (f"the notebooks on {' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}",
-             [str(py), *PYTEST, *NBVAL_ARGS, "-p", "nbval_portable"], portable)]
-
-
-def side_by_side(jobs: list[tuple[str, list, dict]]) -> list[int]:
-    """Run (label, command, environment) jobs at once and print each one's output whole when all are done; returns
-    their exit codes. Each notebook pass runs one kernel at a time and much of it is imports, model loads and
-    waits, so two cores take the two passes, and the judge's no-fork tests, in about the time of the longest."""
+    portable = PORTABLE_ENV | {"PYTHONPATH": tests}  # tests/nbval_portable.py: this pass leaves out check() cells
+    passes = [("this CPU's own kernels", {}, []),
+              (" ".join(f"{k}={v}" for k, v in PORTABLE_ENV.items()), portable, ["-p", "nbval_portable"])]
     running = []
-    for label, cmd, job_env in jobs:
+    for label, extra, args in passes:
         log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-        running.append((label, subprocess.Popen(cmd, cwd=ROOT, env=job_env, stdout=log, stderr=subprocess.STDOUT),
-                        log))
+        proc = subprocess.Popen([str(py), *PYTEST, *NBVAL_ARGS, *args], cwd=ROOT, env=env | extra, stdout=log,
+                                stderr=subprocess.STDOUT)
+        running.append((label, proc, log))
     codes = []
     for label, proc, log in running:
         codes.append(proc.wait())
         log.seek(0)
-        print(f"-- {label}:\n{log.read()}", end="", flush=True)
+        print(f"-- the notebooks on {label}:\n{log.read()}", end="", flush=True)
         log.close()
     return codes
 
@@ -263,28 +257,31 @@ def parallel_args() -> list[str]:
 
 
 def test(notebooks: bool = True) -> int:
-    """The whole suite: pytest over tests/ (package, judge, sandbox, the judge's proofs), then side by side nbval on
-    every notebook on this CPU's kernels and on portable ones and (where the judge forks) the judge's tests again
-    without fork.
+    """The whole suite: pytest over tests/ (package, judge, sandbox, the judge's proofs), nbval on every notebook on
+    this CPU's kernels and on portable ones, then (where the judge forks) the judge's tests again without fork.
 
     notebooks=False runs pytest over tests/ only (the package, judge and sandbox tests)."""
     py = setup()
     prepare_model(py)
     env = venv_env() | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     start = time.perf_counter()
-    forks = default_backend_forks()
-    steps = 1 + (notebooks or forks)
+    steps = 1 + notebooks + default_backend_forks()
     print(f"== 1/{steps}: tests, the judge and its proofs", flush=True)
     code = subprocess.run([str(py), *PYTEST, *parallel_args(), "--durations=15", "tests"], cwd=ROOT,
                           env=env).returncode
     codes = {"tests": code}
-    jobs = (notebook_jobs(py, env) if notebooks else []) + ([no_fork_job(py, env)] if forks else [])
-    if jobs:
-        print(f"== 2/{steps}: side by side, " + "; ".join(label for label, _, _ in jobs), flush=True)
+    if notebooks:
+        print(f"== 2/{steps}: nbval on every notebook, on this CPU's kernels and on portable ones "
+              f"({' '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())}), side by side", flush=True)
         step = time.perf_counter()
-        names = (["notebooks", "portable notebooks"] if notebooks else []) + (["judge without fork"] if forks else [])
-        codes.update(zip(names, side_by_side(jobs)))
-        print(f"   (step 2 took {time.perf_counter() - step:.0f} s)", flush=True)
+        codes["notebooks"], codes["portable notebooks"] = notebook_passes(py, env)
+        print(f"   (the notebooks took {time.perf_counter() - step:.0f} s)", flush=True)
+    if default_backend_forks():
+        print(f"== {steps}/{steps}: the judge again as on Windows "
+              f"({' '.join(f'{k}={v}' for k, v in NO_FORK_ENV.items())}, os.fork removed)", flush=True)
+        step = time.perf_counter()
+        codes["judge without fork"] = judge_without_fork(py, env)
+        print(f"   (the judge without fork took {time.perf_counter() - step:.0f} s)", flush=True)
     summary = ", ".join(f"{name} {c}" for name, c in codes.items())
     print(f"Test suite finished in {time.perf_counter() - start:.0f} s (exit codes: {summary}).", flush=True)
     return next((c for c in codes.values() if c), 0)

@@ -97,20 +97,20 @@ def test_test_without_notebooks_runs_pytest_only(monkeypatch):
 
 
 def test_linux_runs_the_judge_a_second_time_without_fork(monkeypatch):
-    calls, batches = [], []
+    calls, passes = [], []
     monkeypatch.setattr(course, "setup", lambda: Path("py"))
     monkeypatch.setattr(course, "prepare_model", lambda py: None)
     monkeypatch.setattr(course, "default_backend_forks", lambda: True)
-    monkeypatch.setattr(course, "side_by_side", lambda jobs: batches.append(jobs) or [0] * len(jobs))
+    monkeypatch.setattr(course, "notebook_passes", lambda py, env: passes.append(env) or [0, 0])
     monkeypatch.setattr(course.subprocess, "run",
                         lambda cmd, **kw: calls.append((cmd, kw)) or subprocess.CompletedProcess(cmd, 0))
     assert course.test() == 0
-    assert len(calls) == 1 and len(batches) == 1 and len(batches[0]) == 3  # two notebook passes + no fork, at once
-    _, cmd, env = batches[0][2]
+    assert len(calls) == 2 and len(passes) == 1
+    cmd, kw = calls[1]
     assert cmd[:3] == ["py", "-m", "pytest"] and "tests/test_spawn_backend.py" in cmd
     assert "tests/test_sandbox.py" in cmd and not any("nbval" in a for a in cmd)
-    assert env["GRADING_BACKEND"] == "spawn" and env["GRADING_SANDBOX"] == "none"
-    no_fork = env["PYTHONPATH"].split(os.pathsep)[0]
+    assert kw["env"]["GRADING_BACKEND"] == "spawn" and kw["env"]["GRADING_SANDBOX"] == "none"
+    no_fork = kw["env"]["PYTHONPATH"].split(os.pathsep)[0]
     assert (Path(no_fork) / "sitecustomize.py").is_file()
     monkeypatch.undo()
     done = subprocess.run([sys.executable, "-c", "import os; print(hasattr(os, 'fork'))"], capture_output=True,
@@ -122,7 +122,7 @@ def test_a_failing_step_fails_the_suite(monkeypatch):
     monkeypatch.setattr(course, "setup", lambda: Path("py"))
     monkeypatch.setattr(course, "prepare_model", lambda py: None)
     monkeypatch.setattr(course, "default_backend_forks", lambda: False)
-    monkeypatch.setattr(course, "side_by_side", lambda jobs: [0, 1])  # only the portable pass fails
+    monkeypatch.setattr(course, "notebook_passes", lambda py, env: [0, 1])  # only the portable pass fails
     monkeypatch.setattr(course.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0))
     assert course.test() == 1
 
@@ -141,12 +141,10 @@ def test_notebook_passes_run_both_kernel_sets_at_once_and_print_each_whole(monke
             return self.code
 
     monkeypatch.setattr(course.subprocess, "Popen", FakeRun)
-    jobs = course.notebook_jobs(Path("py"), {"HF_HUB_OFFLINE": "1"})
-    assert course.side_by_side(jobs) == [0, 1]
+    assert course.notebook_passes(Path("py"), {"HF_HUB_OFFLINE": "1"}) == [0, 1]
     out = capsys.readouterr().out
     assert "pass 1: native" in out and "pass 2: default" in out and out.index("pass 1") < out.index("pass 2")
     assert "ATEN_CPU_CAPABILITY" not in started[0] and started[1]["ATEN_CPU_CAPABILITY"] == "default"
-    assert started[1]["HF_HUB_OFFLINE"] == "1" and "-p" in jobs[1][1] and "nbval_portable" in jobs[1][1]
 
 
 def test_unknown_test_arguments_are_refused(monkeypatch, capsys):
