@@ -30,9 +30,8 @@ from typing import Sequence
 import torch
 
 from .display import token_label
-from .edition import notebook_language
+from .edition import EDITIONS, notebook_language
 
-LANGS = ("en", "zh")
 NOTE = ("Run this cell to interact (a saved notebook does not run its figures' scripts); the static figures next to "
         "it show the same data. / 运行此单元格即可交互（保存的笔记本不会运行图中的脚本）；旁边的静态图展示的是同样的数据。")
 
@@ -62,8 +61,8 @@ def _lang(lang: str | None) -> str:
     """"en", "zh", or "auto" (the page decides; a notebook run from notebooks/zh/ means Chinese)."""
     if lang is None:
         return "zh" if notebook_language() == "zh" else "auto"
-    if lang not in LANGS:
-        raise ValueError(f"lang must be one of {LANGS} or None (follow the page), got {lang!r}")
+    if lang not in EDITIONS:
+        raise ValueError(f"lang must be one of {EDITIONS} or None (follow the page), got {lang!r}")
     return lang
 
 
