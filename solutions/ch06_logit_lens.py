@@ -20,7 +20,8 @@ def target_rank_by_layer(lens: Tensor, target_id: int) -> Tensor:
 
 def kl_to_final(lens: Tensor) -> Tensor:
     final = lens[-1]
-    kl = (final.exp() * (final - lens)).sum(dim=-1)
+    terms = final.exp() * (final - lens)
+    kl = torch.where(torch.isneginf(final), 0.0, terms).sum(dim=-1)  # 0 * log 0 = 0: a token final rules out adds 0
     kl[-1] = 0.0  # the same row: exactly zero
     return kl
 

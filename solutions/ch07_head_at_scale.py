@@ -48,9 +48,10 @@ def merge_top_k(local_values: Tensor, local_indices: Tensor, starts: Tensor, k: 
 
 
 def vocab_parallel_cross_entropy(local_logits: list[Tensor], targets: Tensor, starts: list[int]) -> Tensor:
-    global_max = torch.stack([x.amax(dim=-1) for x in local_logits]).amax(dim=0)  # [N]
+    owners = [x for x in local_logits if x.shape[-1]]  # a rank that owns no rows has no max and adds nothing
+    global_max = torch.stack([x.amax(dim=-1) for x in owners]).amax(dim=0)  # [N]
     safe_max = torch.where(torch.isinf(global_max), torch.zeros_like(global_max), global_max)
-    sum_exp = sum(torch.exp(x - safe_max[:, None]).sum(dim=-1) for x in local_logits)
+    sum_exp = sum(torch.exp(x - safe_max[:, None]).sum(dim=-1) for x in owners)
     target_logit = torch.zeros_like(global_max)
     for x, start in zip(local_logits, starts):
         local = targets - start
