@@ -103,7 +103,8 @@ SYNTHETIC_STUB = textwrap.dedent('''\
 
 
 def test_the_committed_stubs_are_the_generated_ones():
-    assert stubs.drift() == [], "\n".join(stubs.drift())
+    problems = stubs.drift()
+    assert not problems, "\n".join(problems) + "\nEdit solutions/ (the one source), then: python -m tools.stubs write"
     assert {p.name for p in (REPO / "exercises").glob("ch*.py")} == {p.name for p in (REPO / "solutions").glob("ch*.py")}
 
 
@@ -142,7 +143,9 @@ def test_crlf_line_endings_are_kept():
     (SYNTHETIC.replace("# PROMPT: QUIZ", "# PROMPT:QUIZ"), "one space after the colon"),
     (SYNTHETIC.replace("  # SOLUTION\n", "  # SOLUTIONS\n", 1), "a marker the generator does not know"),
     (SYNTHETIC.replace("    return helper(x)\n", "    # BEGIN SOLUTION\n", 1), "inside the block opened"),
-], ids=["unclosed", "end_without_begin", "forgotten_marker", "prompt_spacing", "unknown_marker", "nested"])
+    (SYNTHETIC.replace("# BEGIN SOLUTION NO PROMPT", "# BEGIN SOLUTION"), "raises outside a function"),
+], ids=["unclosed", "end_without_begin", "forgotten_marker", "prompt_spacing", "unknown_marker", "nested",
+        "module_level"])
 def test_broken_markers_are_refused_with_the_place(broken, says):
     with pytest.raises(stubs.StubError, match="ch99.py") as caught:
         stubs.generate(broken, "ch99.py")
@@ -176,3 +179,13 @@ def test_the_command_line_checks_and_explains():
     wrong = subprocess.run([sys.executable, "-m", "tools.stubs", "check", "42"], cwd=REPO, capture_output=True,
                            text=True)
     assert wrong.returncode == 2 and "no solution file for chapter(s) 42" in wrong.stderr
+
+
+def test_a_crlf_checkout_is_no_drift(tmp_path):
+    """git on Windows (core.autocrlf) checks both folders out with CRLF line endings: still equal."""
+    for folder in ("solutions", "exercises"):
+        (tmp_path / folder).mkdir()
+        for name in ("ch00_pipeline.py", "ch05_embedding_geometry.py"):
+            data = (REPO / folder / name).read_bytes()
+            (tmp_path / folder / name).write_bytes(data.replace(b"\n", b"\r\n"))
+    assert stubs.drift(solutions=tmp_path / "solutions", exercises=tmp_path / "exercises") == []

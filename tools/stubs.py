@@ -40,16 +40,16 @@ class StubError(Exception):
 def generate(solution: str, name: str = "<solution>") -> str:
     """The stub made from a solution file's text (see the module docstring for the markers)."""
     out: list[str] = []
-    block: tuple[int, bool] | None = None  # (line of the open BEGIN marker, whether its lines are dropped)
+    block: int | None = None  # the line of the open BEGIN marker
     for number, line in enumerate(solution.splitlines(keepends=True), start=1):
         text = line.strip()
         indent = line[:len(line) - len(line.lstrip())]
         newline = line[len(line.rstrip("\r\n")):]
         if text in (BEGIN, BEGIN_DROP):
             if block:
-                raise StubError(f"{name}:{number}: {text} inside the block opened at line {block[0]}; "
+                raise StubError(f"{name}:{number}: {text} inside the block opened at line {block}; "
                                 f"close that one with {END!r} first")
-            block = (number, text == BEGIN_DROP)
+            block = number
             if text == BEGIN:
                 out.append(f"{indent}{STUB_BODY}{newline}")
         elif text == END:
@@ -71,7 +71,7 @@ def generate(solution: str, name: str = "<solution>") -> str:
         else:
             out.append(line)
     if block:
-        raise StubError(f"{name}:{block[0]}: the block opened here has no {END!r}")
+        raise StubError(f"{name}:{block}: the block opened here has no {END!r}")
     stub = "".join(out)
     _check_stub(stub, name)
     return stub
@@ -84,8 +84,13 @@ def _check_stub(stub: str, name: str) -> None:
     except SyntaxError as exc:
         raise StubError(f"{name}: the generated stub does not parse ({exc.msg}, its line {exc.lineno}): "
                         "check the markers around that place") from None
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    for outside in (s for body in [tree.body] + [c.body for c in classes] for s in body if isinstance(s, ast.Raise)):
+        raise StubError(f"{name}: the stub's line {outside.lineno} raises outside a function, so importing it "
+                        f"fails: outside functions, mark solution-only lines with {BEGIN_DROP!r} or "
+                        f"{LINE_MARK.strip()!r}")
     functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+    for cls in classes:
         functions += [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for fn in functions:
         body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
@@ -112,12 +117,17 @@ def pairs(chapters: list[str] | None = None, solutions: Path = SOLUTIONS,
     return [(p, exercises / p.name) for p in found]
 
 
+def _generated(solution: Path) -> str:
+    """The stub of a solution file, read as bytes: its line endings (a Windows checkout's CRLF too) are kept."""
+    return generate(solution.read_bytes().decode("utf-8"), f"{solution.parent.name}/{solution.name}")
+
+
 def drift(chapters: list[str] | None = None, solutions: Path = SOLUTIONS, exercises: Path = EXERCISES) -> list[str]:
     """One message (with a short diff) for every committed stub that differs from the one its solution generates."""
     problems = []
     for solution, stub in pairs(chapters, solutions, exercises):
         rel = f"{exercises.name}/{stub.name}"
-        want = generate(solution.read_text(encoding="utf-8"), f"{solutions.name}/{solution.name}")
+        want = _generated(solution)
         if not stub.exists():
             problems.append(f"{rel} is missing")
             continue
@@ -137,7 +147,7 @@ def write(chapters: list[str] | None = None, solutions: Path = SOLUTIONS, exerci
     """Write the generated stubs; return the files that changed."""
     changed = []
     for solution, stub in pairs(chapters, solutions, exercises):
-        text = generate(solution.read_text(encoding="utf-8"), f"{solutions.name}/{solution.name}")
+        text = _generated(solution)
         if not stub.exists() or stub.read_bytes() != text.encode("utf-8"):
             stub.write_bytes(text.encode("utf-8"))  # bytes: the line endings are the solution's, on every OS
             changed.append(stub)
