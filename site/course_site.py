@@ -4,9 +4,16 @@
 - Every figure a notebook output shows gets alt text: the cell's own `mystnb.image.alt` metadata if it has one
   (myst-nb reads it), else the first comment line of the cell's code, else the section it appears in.
 - The notebooks themselves are copied into the site (notebooks/NAME.ipynb), so "download this notebook" works.
+- A `check("name")` cell's saved output (the stub's verdict: "not attempted", a row of ✗) is replaced by a note
+  that says what the cell does in JupyterLab and lists the cases it checks; a saved verdict is never shown.
+- The test markers in code cells (nbval's `# NBVAL_...` comment lines) are left out of what the reader sees.
+- A section whose title docutils cannot turn into an id (a Chinese one becomes `id1`) is anchored by its MyST slug
+  (`#1-从基本原理看-softmax`); the old id stays as a second anchor, so no link breaks.
 """
 from __future__ import annotations
 
+import html
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +21,17 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.search.zh import SearchChinese
 
+REPO = Path(__file__).resolve().parent.parent
+MARKER = re.compile(r"^[ \t]*#[ \t]*NBVAL_\w+[^\n]*(\n|$)", re.M)  # a line that is only an nbval marker
+CHECK_CALL = re.compile(r"""^check\(\s*["']([\w.]+)["']""", re.M)
+CASE_TITLE = re.compile(r"""<span title='([^']*)'""")
+CHECK_NOTE = {
+    "en": ("Check your own code here.", "In JupyterLab, running this cell grades your {name} in {file} (the "
+           "judge runs it in a sandbox) and shows one ✓ or ✗ per case, with the reason for each ✗. The website "
+           "shows no verdict: there is no code of yours here to check.", "The {n} cases it checks"),
+    "zh": ("在这里检查你自己的代码。", "在 JupyterLab 中运行这个单元格，会评判你在 {file} 中写的 {name}（评测程序在沙箱中运行它），"
+           "每个用例显示 ✓ 或 ✗，并说明每个 ✗ 的原因。网页上不显示评判结果：这里没有你的代码可查。", "它检查的 {n} 个用例"),
+}
 FIGURE = {"en": "Figure", "zh": "图"}
 IN_SECTION = {"en": "{figure} {n} of the section \u201c{title}\u201d", "zh": "\u201c{title}\u201d一节的{figure} {n}"}
 
@@ -41,6 +59,72 @@ def _comment(code: str) -> str:
         if text.startswith("#") and not text.startswith("#!") and "NBVAL" not in text and len(text) > 8:
             return text.lstrip("#").strip()
     return ""
+
+
+def _exercise_file(name: str) -> str:
+    """The exercises/ file that defines `name` ("exercises/chNN_x.py"), or "" if none does."""
+    for path in sorted((REPO / "exercises").glob("ch*.py")):
+        if re.search(rf"^def {re.escape(name)}\(", path.read_text(encoding="utf-8"), re.M):
+            return f"exercises/{path.name}"
+    return ""
+
+
+def _check_note(lang: str, name: str, saved: str) -> nodes.container:
+    """What a check() cell shows on the site instead of its saved verdict (see the module's docstring)."""
+    title, body, cases_title = CHECK_NOTE[lang]
+    file = _exercise_file(name)
+    cases = [html.unescape(t) for t in CASE_TITLE.findall(saved)]
+    parts = re.split(r"(\{name\}|\{file\})", body)
+    paragraph = nodes.paragraph("", "", nodes.strong(title, title), nodes.Text(" "))
+    for part in parts:
+        if part == "{name}":
+            paragraph += nodes.literal(name, name)
+        elif part == "{file}":
+            paragraph += nodes.literal(file, file) if file else nodes.Text("exercises/")
+        else:
+            paragraph += nodes.Text(part)
+    note = nodes.container("", paragraph, classes=["course-check"])
+    if cases:
+        items = "".join(f"<li>{html.escape(c)}</li>" for c in cases)
+        summary = html.escape(cases_title.format(n=len(cases)))
+        note += nodes.raw("", f"<details><summary>{summary}</summary><ul>{items}</ul></details>", format="html")
+    return note
+
+
+def present_cells(app: Sphinx, doctree: nodes.document) -> None:
+    """Hide nbval markers from code cells; show a check() cell as a place to check your code, not as a failure."""
+    lang = _lang(app)
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        sources = [b for b in cell.findall(nodes.literal_block)
+                   if isinstance(b.parent, nodes.container) and b.parent.get("nb_element") == "cell_code_source"]
+        if not sources:
+            continue
+        code = sources[0].astext()
+        shown = MARKER.sub("", code)
+        if shown != code:
+            sources[0].rawsource = shown
+            sources[0][:] = [nodes.Text(shown)]
+        call = CHECK_CALL.search(shown)
+        outputs = [c for c in cell.children if isinstance(c, nodes.container)
+                   and c.get("nb_element") == "cell_code_output"]
+        if call is None:
+            continue
+        saved = "".join(r.astext() for o in outputs for r in o.findall(nodes.raw))
+        for output in outputs:
+            cell.remove(output)
+        cell += nodes.container("", _check_note(lang, call.group(1), saved), classes=["cell_output"],
+                                nb_element="cell_code_output")
+
+
+def readable_anchors(app: Sphinx, doctree: nodes.document) -> None:
+    """Put a section's heading slug first among its ids where docutils gave it a bare `idN` (see the docstring)."""
+    for section in doctree.findall(nodes.section):
+        ids, slug = section["ids"], section.get("slug")
+        if slug and ids and re.fullmatch(r"id\d+", ids[0]) and slug in ids:
+            ids.remove(slug)
+            ids.insert(0, slug)
 
 
 def _section_title(node: nodes.Node) -> str:
@@ -91,6 +175,8 @@ class _ChineseSearch(SearchChinese):
 
 def setup(app: Sphinx) -> dict:
     app.add_search_language(_ChineseSearch)
+    app.connect("doctree-read", present_cells)
+    app.connect("doctree-read", readable_anchors, priority=400)  # before the table of contents reads the ids
     app.connect("doctree-resolved", add_alt_text)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", copy_notebooks)
