@@ -2,7 +2,10 @@
 
 - Every chapter page gets a flag for the template (the download link and the commands that run it).
 - Every figure a notebook output shows gets alt text: the cell's own `mystnb.image.alt` metadata if it has one
-  (myst-nb reads it), else the first comment line of the cell's code, else the section it appears in.
+  (myst-nb reads it), else which figure of which section it is (a code comment says what the code does, not what
+  the picture shows, so it is not used).
+- Chapter titles read alike in each edition ("Chapter 00: ...", a capital after the colon; "第 00 章：..."), whatever
+  small differences the notebooks' first headings have.
 - The notebooks themselves are copied into the site (notebooks/NAME.ipynb), so "download this notebook" works.
 - A `check("name")` cell's saved output (the stub's verdict: "not attempted", a row of ✗) is replaced by a note
   that says what the cell does in JupyterLab and lists the cases it checks; a saved verdict is never shown.
@@ -38,27 +41,6 @@ IN_SECTION = {"en": "{figure} {n} of the section \u201c{title}\u201d", "zh": "\u
 
 def _lang(app: Sphinx) -> str:
     return "zh" if str(app.config.language).startswith("zh") else "en"
-
-
-def _cell_code(node: nodes.Node) -> str:
-    """The source code of the notebook cell that an output node belongs to ("" if none is found)."""
-    parent = node.parent
-    while parent is not None and not (isinstance(parent, nodes.container) and parent.get("nb_element") == "cell_code"):
-        parent = parent.parent
-    if parent is None:
-        return ""
-    blocks = [b for b in parent.findall(nodes.literal_block)
-              if isinstance(b.parent, nodes.container) and b.parent.get("nb_element") == "cell_code_source"]
-    return blocks[0].astext() if blocks else ""
-
-
-def _comment(code: str) -> str:
-    """The first comment line of a cell, without the '#' (the cell's own caption), or ""."""
-    for line in code.splitlines():
-        text = line.strip()
-        if text.startswith("#") and not text.startswith("#!") and "NBVAL" not in text and len(text) > 8:
-            return text.lstrip("#").strip()
-    return ""
 
 
 def _exercise_file(name: str) -> str:
@@ -118,6 +100,25 @@ def present_cells(app: Sphinx, doctree: nodes.document) -> None:
                                 nb_element="cell_code_output")
 
 
+TITLE_FORMS = {
+    "en": [(re.compile(r"^(\d\d) · "), lambda m: f"Chapter {m.group(1)}: "),
+           (re.compile(r"^(Chapter \d\d, part \d of \d: )([a-z])"), lambda m: m.group(1) + m.group(2).upper())],
+    "zh": [(re.compile(r"^(\d\d) · "), lambda m: f"第 {m.group(1)} 章："),
+           (re.compile(r"^(第 \d\d 章) · "), lambda m: m.group(1) + "，")],
+}
+
+
+def uniform_title(app: Sphinx, doctree: nodes.document) -> None:
+    """Write a chapter's title in the edition's one form (see the module's docstring)."""
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is None or not title.children or not isinstance(title[0], nodes.Text):
+        return
+    text = str(title[0])
+    for pattern, form in TITLE_FORMS[_lang(app)]:
+        text = pattern.sub(form, text)
+    title[0] = nodes.Text(text)
+
+
 def readable_anchors(app: Sphinx, doctree: nodes.document) -> None:
     """Put a section's heading slug first among its ids where docutils gave it a bare `idN` (see the docstring)."""
     for section in doctree.findall(nodes.section):
@@ -144,8 +145,7 @@ def add_alt_text(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             continue
         title = _section_title(image) or app.env.titles[docname].astext()
         counts[title] = counts.get(title, 0) + 1
-        caption = _comment(_cell_code(image))
-        image["alt"] = caption or IN_SECTION[lang].format(figure=FIGURE[lang], n=counts[title], title=title)
+        image["alt"] = IN_SECTION[lang].format(figure=FIGURE[lang], n=counts[title], title=title)
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -176,7 +176,8 @@ class _ChineseSearch(SearchChinese):
 def setup(app: Sphinx) -> dict:
     app.add_search_language(_ChineseSearch)
     app.connect("doctree-read", present_cells)
-    app.connect("doctree-read", readable_anchors, priority=400)  # before the table of contents reads the ids
+    app.connect("doctree-read", readable_anchors, priority=400)
+    app.connect("doctree-read", uniform_title, priority=400)  # before the page's title is recorded  # before the table of contents reads the ids
     app.connect("doctree-resolved", add_alt_text)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", copy_notebooks)

@@ -251,3 +251,17 @@ def test_saved_figures_carry_the_current_scripts_and_style():
                 f"python -m lesson_utils.web_figures {path.relative_to(REPO)}")
             found += 1
     assert found >= 6, f"only {found} saved figures found in the notebooks"
+
+
+def test_explorer_top_k_takes_a_typed_number(browser, tmp_path):
+    """The top-k slider spans 0-200, too coarse to pick a small k by mouse: a number box beside it sets it exactly."""
+    logits = torch.linspace(3, -3, 300, dtype=torch.float64)
+    fig = sampling_explorer(logits, None, "k", exact=300, shown=10, labels=[f"t{i}" for i in range(300)])
+    page = open_page(browser, tmp_path, fig)
+    box = page.locator("input.cf-number")
+    assert box.get_attribute("aria-label"), "the top-k box has no label"
+    box.fill("7")
+    assert page.input_value('input[name="top_k"]') == "7"
+    assert page.get_attribute(".cf-readout", "data-kept") == "7"
+    page.click('button[data-action="reset"]')
+    assert box.input_value() == "0" and page.get_attribute(".cf-readout", "data-kept") == "300"
