@@ -509,3 +509,21 @@ def test_every_page_links_the_repository(visits, built):
     for prefix in EDITIONS.values():
         html = (built[0] / f"{prefix}02a_lm_head.html").read_text(encoding="utf-8")
         assert f"git clone {REPO_URL} llm-course" in html, f"{prefix}02a_lm_head: git clone without the repository"
+
+
+def test_the_repository_address_comes_from_the_environment_or_the_clone(monkeypatch):
+    """COURSE_REPO_URL wins; else the clone's `origin` remote as https; else none (pages then say so)."""
+    spec = importlib.util.spec_from_file_location("course_site_conf", SITE / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    monkeypatch.setenv("COURSE_SITE_LANG", "en")
+    spec.loader.exec_module(conf)
+    monkeypatch.setenv("COURSE_REPO_URL", "https://github.com/owner/course.git/")
+    assert conf._repo_url() == "https://github.com/owner/course"
+    monkeypatch.delenv("COURSE_REPO_URL")
+    for remote, url in (("git@github.com:owner/course.git\n", "https://github.com/owner/course"),
+                        ("https://gitlab.com/owner/course\n", "https://gitlab.com/owner/course"),
+                        ("/srv/git/course.git\n", ""), ("", "")):
+        monkeypatch.setattr(conf.subprocess, "run", lambda *a, out=remote, **k: type("Done", (), {"stdout": out}))
+        assert conf._repo_url() == url, remote
+    html = (SITE / "_templates" / "page.html").read_text(encoding="utf-8")
+    assert "no COURSE_REPO_URL" in html, "a build without the address must say why the page has no link"
