@@ -35,6 +35,7 @@ CHECK_NOTE = {
     "zh": ("在这里检查你自己的代码。", "在 JupyterLab 中运行这个单元格，会评判你在 {file} 中写的 {name}（评测程序在沙箱中运行它），"
            "每个用例显示 ✓ 或 ✗，并说明每个 ✗ 的原因。网页上不显示评判结果：这里没有你的代码可查。", "它检查的 {n} 个用例"),
 }
+CHAPTER_NAME = {"en": "answers to chapter {name}", "zh": "第 {name} 章的全部作答"}  # check("04"): a whole chapter
 FIGURE = {"en": "Figure", "zh": "图"}
 IN_SECTION = {"en": "{figure} {n} of the section \u201c{title}\u201d", "zh": "\u201c{title}\u201d一节的{figure} {n}"}
 
@@ -44,7 +45,9 @@ def _lang(app: Sphinx) -> str:
 
 
 def _exercise_file(name: str) -> str:
-    """The exercises/ file that defines `name` ("exercises/chNN_x.py"), or "" if none does."""
+    """The exercises/ file that defines `name`, or chapter `name`'s file ("exercises/chNN_x.py"); "" if none."""
+    if name.isdigit():
+        return next((f"exercises/{p.name}" for p in sorted((REPO / "exercises").glob(f"ch{name}_*.py"))), "")
     for path in sorted((REPO / "exercises").glob("ch*.py")):
         if re.search(rf"^def {re.escape(name)}\(", path.read_text(encoding="utf-8"), re.M):
             return f"exercises/{path.name}"
@@ -59,7 +62,9 @@ def _check_note(lang: str, name: str, saved: str) -> nodes.container:
     parts = re.split(r"(\{name\}|\{file\})", body)
     paragraph = nodes.paragraph("", "", nodes.strong(title, title), nodes.Text(" "))
     for part in parts:
-        if part == "{name}":
+        if part == "{name}" and name.isdigit():
+            paragraph += nodes.Text(CHAPTER_NAME[lang].format(name=name))
+        elif part == "{name}":
             paragraph += nodes.literal(name, name)
         elif part == "{file}":
             paragraph += nodes.literal(file, file) if file else nodes.Text("exercises/")
