@@ -43,8 +43,8 @@ DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 360, "height": 740}
 NO_CODE = {"exclude": [["div.cell_input"]]}
 TRANSLATED = {f"zh/{name}" for name in CHAPTERS}
 LAYOUT_RULES = ["scrollable-region-focusable"]
-PHONE_AXE_PAGES = {prefix + name for prefix in ("", "zh/") for name in ("index", "search", "02a_lm_head",
-                                                                       "04a_softmax_sampling", "05b_pca_anisotropy_head")}
+PHONE_AXE_PAGES = {prefix + name for prefix in ("", "zh/")
+                   for name in ("index", "search", "02a_lm_head", "04a_softmax_sampling", "05b_pca_anisotropy_head")}
 # Code lines too long for the column at 1366 px (about 130 characters fit): each is named by its start, and a
 # code cell that scrolls sideways must hold one of them. Everything else fits without a scroll bar.
 LONG_LINES = ('print(f"largest float32: {torch.finfo(torch.float32).max:.4e}',
@@ -175,7 +175,8 @@ READ_PAGE = """async () => {
     math: document.querySelectorAll('.math').length,
     mathUnrendered: [...document.querySelectorAll('.math')].filter(m => !m.querySelector('mjx-container')).length,
     rawDollars: article.innerText.includes('$$'),
-    bareSectionIds: [...document.querySelectorAll('article section[id]')].map(s => s.id).filter(id => /^id\\d+$/.test(id)),
+    bareSectionIds: [...document.querySelectorAll('article section[id]')].map(s => s.id)
+      .filter(id => /^id\\d+$/.test(id)),
     switchHref: (document.querySelector('a[data-course-lang-switch]') || {}).href || null,
     repoHref: (document.querySelector('a[data-course-repo]') || {}).href || null,
     scrolling: [...document.querySelectorAll('div.cell_input pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
@@ -493,7 +494,8 @@ def test_check_cells_are_a_place_to_check_your_code_not_failures(visits):
     for prefix, folder in (("", REPO / "notebooks"), ("zh/", REPO / "notebooks" / "zh")):
         chapters = {name: visits[prefix + name] for name in CHAPTERS}
         notes = sum(v["checkNotes"] for v in chapters.values())
-        assert notes == _check_cells(folder) > 30, f"{prefix or 'en'}: {notes} check() notes for {_check_cells(folder)} cells"
+        cells = _check_cells(folder)
+        assert notes == cells > 30, f"{prefix or 'en'}: {notes} check() notes for {cells} check() cells"
         for name, v in chapters.items():
             assert not v["checkTables"], f"{prefix}{name}: a check() cell still shows its saved table"
             verdict = VERDICT.search(v["checkText"])

@@ -6,7 +6,8 @@ var canvas = root.querySelector("canvas");
 var ctx = canvas.getContext("2d");
 var view = "pca", yaw = -0.9, pitch = 0.35, zoom = 1, hovered = -1, selected = {}, shown = [];
 var legend = root.querySelector(".cf-legend"), hint = root.querySelector('[data-t="hint"]');
-if (hint) hint.textContent += {en: " The wheel, a pinch or the + and - keys zoom; point at a word or click it to see its label.",
+if (hint) hint.textContent += {
+  en: " The wheel, a pinch or the + and - keys zoom; point at a word or click it to see its label.",
   zh: "滚轮、双指捏合或 + 和 - 键缩放；指向或点击一个点即可看到它的词。"}[lang];
 data.groups.forEach(function (g, i) {
   var item = el("li"), dot = el("span");

@@ -27,7 +27,8 @@ function courseCleanSearchText() {
     doc.querySelectorAll(".course-chapter-box, .course-figure, .course-check details, nav.course-lang-switch")
       .forEach((el) => el.remove());
     doc.querySelectorAll(".math").forEach((el) => {  // \(\mathrm{softmax}(x)_i\) -> softmax(x)_i
-      el.textContent = el.textContent.replace(/\\[()[\]]/g, "").replace(/\\(mathrm|text|operatorname|mathbf)\{([^}]*)\}/g, "$2")
+      el.textContent = el.textContent.replace(/\\[()[\]]/g, "")
+        .replace(/\\(mathrm|text|operatorname|mathbf)\{([^}]*)\}/g, "$2")
         .replace(/\\([a-zA-Z]+)/g, "$1").replace(/[{}]/g, "").replace(/\s+/g, " ").trim();
     });
     return original(doc.documentElement.outerHTML, anchor);
