@@ -15,8 +15,7 @@ DEFAULT_ASSIGNMENT = "LLM course: hidden state to next token"
 
 
 def _test_name(r: ExerciseResult) -> str:
-    ex = points.exercise(r.chapter, r.name)
-    return f"{r.chapter} {r.name}" + (f": {ex.summary}" if ex else "")
+    return f"{r.chapter} {r.name}" + (f": {r.summary}" if r.summary else "")
 
 
 def _feedback_text(r: ExerciseResult, note: str, lang: str | None) -> str:
@@ -29,7 +28,7 @@ def gradescope_results(results: list[ExerciseResult], seconds: float, source: Pa
     number, score, max_score, status (passed/failed), output and visibility. `error`: grading itself failed.
     What students read is in `lang` (grading/i18n.py); keys and statuses stay as Gradescope reads them."""
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)  # `source` is not read: each result carries its note
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
@@ -64,7 +63,7 @@ def classroom_results(results: list[ExerciseResult], source: Path | None = None,
     """The GitHub Classroom runner result the autograding reporter reads (base64-encoded, from <RUNNER>_RESULTS):
     version 1, status pass/fail/error, max_score, and a test per exercise with name, status, score, message."""
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)  # `source` is not read: each result carries its note
     sc = points.scores(results)
     tests = []
     for r, s in zip(results, sc):

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import dependencies, i18n
 from ..i18n import _
 from . import points
-from .messages import mistakes, shared_message, split_mistake
+from .messages import mistakes, shared_message
 from .console import isolation_of
 from ..model import NOT_ATTEMPTED, ExerciseResult, status_text
 
@@ -22,12 +22,13 @@ MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are coun
 
 def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
            source: Path | None = None, notes: dict | None = None) -> list[Block]:
-    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them)."""
+    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them; `source`
+    is not read: each result carries its note)."""
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     out: list[Block] = [
         ("h1", _("Feedback for {student}", student=student)),
         ("p", _("Total: {points} / {top} points; {passed} of {n} exercises passed.", points=points.fmt(got),
@@ -52,7 +53,6 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
     """What a learner needs to fix one exercise: failed cases, the named mistakes, the note, the hint.
 
     shown: messages already written out for earlier exercises (message -> exercise), updated here."""
-    ex = points.exercise(r.chapter, r.name)
     out: list[Block] = [("h3", f"{r.name}: " + status_text(r.status))]
     shared = shared_message(r)
     failed = [c for c in r.cases if not c.passed]
@@ -72,7 +72,7 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
         else:
             out.append(("p", _("{failed} of {n} cases failed:", failed=len(failed), n=len(r.cases))))
         for c in failed[:MAX_FAILED_SHOWN]:
-            out += [("p", _("Case: {case}", case=c.name)), ("pre", split_mistake(c.message)[0])]
+            out += [("p", _("Case: {case}", case=c.name)), ("pre", c.message)]
         if len(failed) > MAX_FAILED_SHOWN:
             out.append(("p", _("... and {n} more failed cases.", n=len(failed) - MAX_FAILED_SHOWN)))
     found = mistakes(r)
@@ -82,8 +82,8 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
                            for m, n in found]))
     if note:
         out.append(("p", _("Note: {note}", note=note)))
-    if ex is not None:
-        out.append(("p", _("Hint: {hint}", hint=ex.hint)))
+    if r.hint:
+        out.append(("p", _("Hint: {hint}", hint=r.hint)))
     return out
 
 

@@ -36,7 +36,7 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
 
         builtins.print(i18n.render(text, lang))
 
-    notes = dependencies.notes_by_student(rows, sources) if json_path or feedback_dir else {}
+    notes = dependencies.notes_by_student(rows) if json_path or feedback_dir else {}
     console.write_gradebook(rows, gradebook)
     print(_("Gradebook written to {path}", path=str(gradebook)))
     summaries = summary.summarize(rows, sources)

@@ -51,7 +51,7 @@ def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | 
     sources = sources or {}
     out: dict[tuple[str, str], ExerciseSummary] = {}
     for student, results in rows.items():
-        blocked = dependencies.blocking(results, dependencies.learner_files(sources.get(student)))
+        blocked = dependencies.blocking(results)  # `sources` is not read: each result carries its calls
         for r in results:
             key = (r.chapter, r.name)
             s = points.score(r)
@@ -66,7 +66,7 @@ def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | 
             if label:
                 e.errors[label] += 1
             for dep in blocked.get(key, []):
-                e.blocked[dep.name] += 1
+                e.blocked[dep] += 1
     return list(out.values())
 
 
