@@ -21,7 +21,7 @@ LAYERS = (
     ("grading.checks",),  # the course's checks (judge side only)
     ("grading.catalog",),  # loads the checks (by name, through importlib) and selects a target
     ("grading.engine",),  # grades: workers, the checker, the scheduler
-    ("grading", "grading.notebook", "grading.gradescope"),  # the front doors: check(), Gradescope, the package
+    ("grading.notebook", "grading.gradescope", "grading"),  # the front doors: check(), Gradescope, the package
 )
 
 MAX_FILE_LINES, MAX_FUNCTION_LINES = 400, 80
@@ -105,7 +105,9 @@ def test_every_import_goes_down_the_written_layers():
     assert len(graph) > 30 and all(layer_of(m) < len(LAYERS) for m in graph)
     assert not upward_imports(graph), upward_imports(graph)
     readme = (GRADING / "README.md").read_text(encoding="utf-8")
-    order = [readme.index(f"`{m}`") for layer in LAYERS for m in layer if m != "grading"]
+    layers = readme[readme.index("## Layers"):readme.index("## Glossary")]
+    order = [layers.index(f"{i + 1} `{m}`" if m == layer[0] else f"`{m}`") for i, layer in enumerate(LAYERS)
+             for m in layer]
     assert order == sorted(order), "grading/README.md writes the layers in LAYERS order"
 
 

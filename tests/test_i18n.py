@@ -106,9 +106,10 @@ def test_teacher_files_keep_their_columns_and_feedback_follows_the_language(tmp_
     from grading.model import WRONG, CaseResult, ExerciseResult
     from grading.reports.gradebook import write_class_outputs
 
-    message = (_("{what}: expected {expected}, got {got}{kind}.", what=_("result"), expected="1", got="2", kind="")
-               + named_mistake(2, [(_("not answered yet"), 2)], expected=1))
-    results = [ExerciseResult("01", "lookup", WRONG, [CaseResult(_("question {id}", id=1), False, 0.0, message)])]
+    failed = named_mistake(2, [(_("not answered yet"), 2)], expected=1).fail(
+        _("{what}: expected {expected}, got {got}{kind}.", what=_("result"), expected="1", got="2", kind=""))
+    results = [ExerciseResult("01", "lookup", WRONG, [CaseResult(_("question {id}", id=1), False, 0.0, failed.message,
+                                                                 failed.mistake)])]
     rows = {"alice": [i18n.localize(r, "zh") for r in results]}
     book = tmp_path / "grades.csv"
     write_class_outputs(rows, {}, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),

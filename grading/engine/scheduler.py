@@ -156,7 +156,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
                blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
                lang: str | None = None) -> list[list[ExerciseResult]]:
-    """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
+    """Grade several exercise folders (`sources`: a class) on a pool of warm workers; results in their order.
 
     on_done(i, source, results) is called (from the checking thread) as each folder is finished;
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
@@ -241,14 +241,14 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
 
 
-def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+def grade(folder: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
           checker: Checker | None = None, time_limit_s: float | None = None,
           on_result=None, lang: str | None = None) -> list[ExerciseResult]:
-    """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
+    """Grade the exercise files in `folder` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
     replaces every exercise's own time limit. on_result, when given, is called with each
     ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
-    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
+    return grade_many([Path(folder)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
                       lang=lang)[0]
