@@ -75,9 +75,9 @@ def cmd_grade(args) -> int:
         from grading.reports import exports
 
         if args.gradescope:
-            exports.write_gradescope(results, Path(args.gradescope), seconds, source, notes=notes)
+            exports.write_gradescope(results, Path(args.gradescope), seconds, notes=notes)
         if args.classroom:
-            exports.write_classroom(results, Path(args.classroom), source, notes=notes)
+            exports.write_classroom(results, Path(args.classroom), notes=notes)
     return 0 if results and all(r.passed for r in results) else 1
 
 
@@ -112,7 +112,7 @@ def cmd_class(args) -> int:
         return 2
     rows = {s.name: results for s, results in zip(students, graded)}
     gradebook = Path(args.gradebook or "gradebook.csv")
-    write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(load_chapters()),
+    write_class_outputs(rows, _titles(load_chapters()),
                         gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
                         lms_format=args.lms)
     return 0

@@ -112,7 +112,7 @@ def test_teacher_files_keep_their_columns_and_feedback_follows_the_language(tmp_
                                                                  failed.mistake)])]
     rows = {"alice": [i18n.localize(r, "zh") for r in results]}
     book = tmp_path / "grades.csv"
-    write_class_outputs(rows, {}, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),
+    write_class_outputs(rows, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),
                         feedback_dir=str(tmp_path / "fb"), lms_csv=str(tmp_path / "lms.csv"), lang="zh")
     header = next(csv.reader(book.open(encoding="utf-8")))
     assert header[:2] == ["student", "lookup"] and "percent" in header and "isolation" in header

@@ -664,7 +664,7 @@ for lang in ("zh", "en"):  # English last: its console lines and files are the o
         exports.write_gradescope(rs, out / f"{name}-gs.json", 1.0, lang=lang)
         exports.write_classroom(rs, out / f"{name}-cl.json", lang=lang)
         lines += [error_label(r) for r in rs]
-    gradebook.write_class_outputs(rows, {}, titles, out / "grades.csv", json_path=str(out / "class.json"),
+    gradebook.write_class_outputs(rows, titles, out / "grades.csv", json_path=str(out / "class.json"),
                                   feedback_dir=str(out / "fb"), lms_csv=str(out / "canvas.csv"), lang=lang)
     chapters = [Chapter("01", "ch01_embeddings", "Embedding lookup",
                         [Exercise(r.name, r.summary, [], r.hint) for r in rows["alice"]])]

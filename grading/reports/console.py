@@ -150,22 +150,22 @@ def results_record(results: list[ExerciseResult], notes: dict | None = None) -> 
     }
 
 
-def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None,
+def to_json(results: list[ExerciseResult], path: Path, folder: str, notes: dict | None = None,
             lang: str | None = None) -> None:
     """A JSON report of one learner's results (keys and statuses stable; messages in `lang`)."""
-    data = i18n.render_all({"source": source, **results_record(results, notes)}, i18n.language(lang))
+    data = i18n.render_all({"source": folder, **results_record(results, notes)}, i18n.language(lang))  # the graded
+    # folder, under the key teachers' tools already read
     Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None,
+def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path,
                   notes: dict[str, dict] | None = None, summaries: list | None = None, lang: str | None = None) -> None:
     """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary.
     `notes` (dependencies.notes_by_student) and `summaries` (summary.summarize), when the caller has them."""
     from .summary import summarize
 
-    sources = sources or {}
     notes = notes or {}
-    summaries = summaries if summaries is not None else summarize(rows, sources)
+    summaries = summaries if summaries is not None else summarize(rows)
     data = {"students": {name: results_record(rs, notes.get(name)) for name, rs in rows.items()},
             "summary": [s.as_dict() for s in summaries]}
     Path(path).write_text(json.dumps(i18n.render_all(data, i18n.language(lang)), indent=2), encoding="utf-8")

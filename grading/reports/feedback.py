@@ -21,9 +21,8 @@ MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are coun
 
 
 def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
-           source: Path | None = None, notes: dict | None = None) -> list[Block]:
-    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them; `source`
-    is not read: each result carries its note)."""
+           notes: dict | None = None) -> list[Block]:
+    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them)."""
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
@@ -143,13 +142,13 @@ def to_html(doc: list[Block], title: str, lang: str | None = None) -> str:
 
 
 def write_feedback(folder: Path, student: str, results: list[ExerciseResult], titles: dict[str, str],
-                   source: Path | None = None, notes: dict | None = None,
+                   notes: dict | None = None,
                    lang: str | None = None) -> tuple[Path, Path]:
     """Write `folder/<student>.md` and `folder/<student>.html` in `lang` (grading/i18n.py); return both paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lang = i18n.language(lang)
-    doc = blocks(student, results, titles, source, notes)
+    doc = blocks(student, results, titles, notes)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
     md.write_text(to_markdown(doc, lang), encoding="utf-8")
     page.write_text(to_html(doc, _("Feedback for {student}", student=student), lang), encoding="utf-8")

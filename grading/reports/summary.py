@@ -46,12 +46,11 @@ class ExerciseSummary:
                 "fails_through": [{"function": f, "students": n} for f, n in self.blocked.most_common()]}
 
 
-def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | None = None) -> list[ExerciseSummary]:
-    """One ExerciseSummary per exercise graded, in grading order; `sources` maps a student to their exercises/."""
-    sources = sources or {}
+def summarize(rows: dict[str, list[ExerciseResult]]) -> list[ExerciseSummary]:
+    """One ExerciseSummary per exercise graded, in grading order."""
     out: dict[tuple[str, str], ExerciseSummary] = {}
     for student, results in rows.items():
-        blocked = dependencies.blocking(results)  # `sources` is not read: each result carries its calls
+        blocked = dependencies.blocking(results)
         for r in results:
             key = (r.chapter, r.name)
             s = points.score(r)
