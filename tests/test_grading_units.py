@@ -115,3 +115,6 @@ def test_the_engine_completes_each_record_once():
     passed = complete(exercises, [ExerciseResult("04", "top_p", PASSED, [CaseResult("a", True)])], {"top_p": ["x"]})
     assert passed[0].points == 8.0 and passed[0].fails_through == []
     assert whole_exercise(chapter, exercises[0], ERROR, "m", import_error="SyntaxError").import_error == "SyntaxError"
+    from grading.engine.checker import class_name  # an error's class comes from the learner's process: checked
+
+    assert class_name("ValueError") == "ValueError" and class_name("\ue000forged") == class_name("a b") == ""

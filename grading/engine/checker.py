@@ -99,7 +99,7 @@ class Checker:
             elif "error" in entry:
                 errors += 1
                 error = str(entry["error"])
-                res.error_type = str(entry.get("error_type", ""))
+                res.error_type = class_name(entry.get("error_type"))
                 res.message = _("your code raised an error:\n{error}", error=verbatim(error))
                 if entry.get("error_type") == "Refused":  # grading/worker/guard.py's words are in the traceback
                     res.message += "\n" + _("(The judge's sandbox refused this, as the last line above says: while "
@@ -157,6 +157,12 @@ def output_digest(value: object) -> str:
 
     walk(value)
     return h.hexdigest()
+
+
+def class_name(value: object) -> str:
+    """`value` if it can be the name of an exception class (the learner's process sends it, so it is checked like
+    anything else from there), else ''."""
+    return value if isinstance(value, str) and value.isidentifier() and len(value) <= 100 else ""
 
 
 def whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str,

@@ -21,7 +21,7 @@ from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseRe
 from ..worker import limits
 from . import workers as warm_workers
 from .workers import Worker, WorkerFailed
-from .checker import Checker, complete, whole_exercise
+from .checker import Checker, class_name, complete, whole_exercise
 from ..dependencies import call_graph
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
 def import_error(outcome: dict) -> str:
     """The class of what importing the learner's file raised (grading/worker/child.py sends it on the first line
     of an import error), or ''."""
-    return outcome["message"].split("\n", 1)[0] if outcome["kind"] == "import_error" else ""
+    return class_name(outcome["message"].split("\n", 1)[0]) if outcome["kind"] == "import_error" else ""
 
 
 def _detail(exc: BaseException) -> str:
