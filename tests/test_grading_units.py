@@ -118,3 +118,11 @@ def test_the_engine_completes_each_record_once():
     from grading.engine.checker import class_name  # an error's class comes from the learner's process: checked
 
     assert class_name("ValueError") == "ValueError" and class_name("\ue000forged") == class_name("a b") == ""
+
+
+def test_judge_prove_is_the_proof_and_check_its_older_name(monkeypatch):
+    import judge
+
+    ran = []
+    monkeypatch.setattr(judge, "cmd_check", lambda args: ran.append(args.target) or 7)
+    assert judge.main(["prove", "04"]) == 7 and judge.main(["check"]) == 7 and ran == ["04", None]
