@@ -34,6 +34,8 @@ class CheckFailed(Exception):
 
     def __str__(self) -> str:
         return with_mistake(self.message, self.mistake)
+
+
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 STATUS_TEXT = {PASSED: N_("passed"), WRONG: N_("wrong answer"), ERROR: N_("error"), TIMEOUT: N_("timeout"),
                NOT_ATTEMPTED: N_("not attempted")}  # statuses are stable machine values; shown with status_text
