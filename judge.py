@@ -225,8 +225,10 @@ def cmd_gradescope_package(args) -> int:
     """Build the Gradescope autograder upload (setup.sh, run_autograder, the judge; never solutions/)."""
     from tools.gradescope_package import build_package
 
+    import os
+
     path = Path(args.target or "autograder.zip")
-    names = build_package(path)
+    names = build_package(path, lang=os.environ.get("GRADING_LANG") or None)  # --lang sets it
     say(_("Wrote {path} ({n} files, {kb} KB): upload it as the assignment's autograder in Gradescope (Configure "
           "Autograder > Zip file upload).", path=str(path), n=len(names), kb=path.stat().st_size // 1024))
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from answers import solution_source
+from browser import launch_args, require_browser
 
 from grading import submissions
 from grading.model import CaseResult, ExerciseResult
@@ -69,10 +70,11 @@ def make_class(root: Path) -> Path:
     (k / "ivan.zip").write_bytes(b"PK\x03\x04 this is not a zip file")  # broken archive
     put(f"mallory/exercises/{FILE}", HOSTILE)
     put(f"olga/exercises/{FILE}", LATIN1)
+    put(f"pat/exercises/{FILE}", "def oops(:\n")  # loses the chapter to a syntax error
     return k
 
 
-GRADED = {"alice", "bob", "carol", "dave", "erin", "frank", "mallory", "olga"}
+GRADED = {"alice", "bob", "carol", "dave", "erin", "frank", "mallory", "olga", "pat"}
 NOT_GRADED = {"gina", "hank", "ivan"}
 
 
@@ -231,3 +233,54 @@ def test_archives_are_unpacked_safely(tmp_path):
     _zip(big, {f"f{i}.py": b"" for i in range(submissions.MAX_MEMBERS + 1)})
     with pytest.raises(submissions.ArchiveError):
         submissions.unpack(big, tmp_path / "scratch3")
+
+
+MEASURE = """<script>
+window.addEventListener('load', () => {
+  const imgs = [...document.images].map(i => [i.id, i.complete, i.naturalWidth, i.naturalHeight]);
+  document.body.setAttribute('data-measured', JSON.stringify(imgs));
+});
+</script>"""
+
+
+def test_the_class_summary_page_renders_with_its_plots(klass, tmp_path):
+    import html
+    import re
+
+    k, out, proc = klass
+    page = (out / "grades-summary.html").read_text(encoding="utf-8")
+    assert "grades-summary.html" in proc.stdout
+    hardest = page.index("Pass rate per exercise, hardest first")
+    assert page.index("Not graded (3)") < hardest and "could not unpack ivan.zip" in page
+    lost = page[page.index("lost a whole chapter"):]
+    assert "<b>pat</b>: chapter 01: SyntaxError at import" in lost and "mallory" not in lost.split("</ul>")[0]
+    assert "\x1b" not in page
+    copy = tmp_path / "page.html"
+    copy.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    args = [require_browser(), *launch_args(), "--headless", "--disable-gpu", "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", copy.as_uri()]
+    dom = subprocess.run(args, capture_output=True, text=True, timeout=120).stdout
+    found = re.search(r'data-measured="([^"]*)"', dom)
+    assert found, f"Chromium did not run the measuring script; its output began: {dom[:300]!r}"
+    images = {i: (done, w, h) for i, done, w, h in json.loads(html.unescape(found.group(1)))}
+    assert set(images) == {"pass-rate", "points"}
+    assert all(done and w > 100 and h > 50 for done, w, h in images.values()), images  # decoded, not broken
+
+
+def test_the_summary_page_speaks_the_teachers_language(klass):
+    from grading import class_run
+    from grading.reports import summary, summary_page
+
+    _k, out, _proc = klass
+    rows, subs = class_run.load_state(out / "grades-results.json")
+    ungraded = {n: s.reason for n, s in subs.items() if s.reason}
+    page = summary_page.to_html(summary.summarize(rows), rows, ungraded, "zh")
+    assert '<html lang="zh">' in page and "Pass rate per exercise" not in page
+    assert "未评分（3）" in page
+
+
+def test_lang_reaches_the_gradescope_package(tmp_path):
+    proc = run_judge("--lang", "zh", "gradescope-package", str(tmp_path / "a.zip"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
+        assert "GRADING_LANG=zh" in zf.read("run_autograder").decode()

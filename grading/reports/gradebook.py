@@ -38,6 +38,7 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
     are rewritten; None: everyone's."""
     from .. import dependencies
     from . import console, summary
+    from .summary_page import page_path
 
     lang = i18n.language(lang)
     ungraded, notes = ungraded or {}, notes or {}
@@ -59,6 +60,9 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
         print(_("Gradebook written to {path}", path=str(gradebook)))
         path = summary.summary_path(gradebook)
         path.write_text(summary.to_markdown(summaries, lang, ungraded), encoding="utf-8")
+        from .summary_page import page_path, write_page
+
+        write_page(summaries, rows, page_path(gradebook), ungraded, lang)
     if json_path:
         console.class_to_json(rows, Path(json_path), sources, deps, summaries, lang)
         print(_("Class JSON (every message, mistake and point) written to {path}", path=json_path))
@@ -86,7 +90,8 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
             print(f"  {name}: " + why)
     print("\n" + "\n".join(summary.summary_lines(summaries, lang)))
     if gradebook is not None:
-        print(_("Class summary written to {path}", path=str(summary.summary_path(gradebook))))
+        print(_("Class summary written to {path}", path=str(summary.summary_path(gradebook)))
+              + " (" + _("and as a page with plots: {path}", path=str(page_path(gradebook))) + ")")
 
 
 def _finish_csv(path: Path, remarks: dict[str, str], bom: bool) -> None:
