@@ -194,3 +194,21 @@ def test_a_mine_copy_of_a_notebook_breaks_no_test_of_the_handout(built):
         for copy in mine:
             copy.unlink()
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_hide_quiz_answers_blanks_every_answer_and_the_judge_then_tells_nothing():
+    from grading.catalog import load_chapters
+    from grading.model import CheckFailed, Question, quiz_exercise
+
+    files = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "grading" / "checks").rglob("*.py")}
+    before = dict(files)
+    assert handout.hide_quiz_answers(files) == sum(len(c.quiz) for c in load_chapters())
+    changed = [rel for rel in files if files[rel] != before[rel]]
+    assert changed and all(handout.QUIZ_HASH.search(files[rel]) is None for rel in changed)
+    quiz = quiz_exercise("01", [Question(1, "q", {"a": "x", "b": "y"}, "", "review")])
+    said = set()
+    for answer in ("a", "b"):  # right or wrong, the same words
+        with pytest.raises(CheckFailed) as failed:
+            quiz.cases[0].check({1: answer}, ())
+        said.add(str(failed.value).replace(repr(answer), ""))
+    assert len(said) == 1 and "Your teacher grades the quiz" in said.pop()

@@ -133,7 +133,22 @@ def classroom_workflow(lang: str | None = None) -> bytes:
     return text.encode("utf-8")
 
 
-def build_handout(dest: Path, git: bool = False, classroom: bool = False, lang: str | None = None) -> Handout:
+QUIZ_HASH = re.compile(rb'(Question\(\s*\d+\s*,.*?\},\s*)"([0-9a-f]{20})"', re.S)  # Question(id, text, choices, "hash",
+
+
+def hide_quiz_answers(files: dict[str, bytes]) -> int:
+    """Blank every quiz answer hash in the judge's checks (files changed in place); the number blanked. The
+    students' judge then says each answered question is graded by the teacher: no answer can be tried until it
+    passes (the hash's salt is public, so a hash in the hand-out would give its answer away too)."""
+    blanked = 0
+    for rel in [r for r in files if is_check_module(r) and r.endswith(".py")]:
+        files[rel], n = QUIZ_HASH.subn(rb'\1""', files[rel])
+        blanked += n
+    return blanked
+
+
+def build_handout(dest: Path, git: bool = False, classroom: bool = False, lang: str | None = None,
+                  quiz_answers: bool = True) -> Handout:
     """Write the students' copy of the course into dest (a new or empty folder); see the module docstring."""
     dest = Path(dest).resolve()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -145,7 +160,12 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False, lang: 
     tests = {rel: files[rel] for rel in files if rel.startswith("tests/") and rel not in left_out}
     for leak in leaks_in(tests, index):
         left_out.setdefault(leak.file.split("#")[0], f"holds the body of {leak.answer} (line {leak.line})")
+    if not quiz_answers:
+        left_out["tests/test_quizzes.py"] = "checks the quiz answers, which this hand-out leaves out"
     kept = {rel: data for rel, data in files.items() if rel not in left_out}
+    if not quiz_answers and not hide_quiz_answers(kept):
+        raise HandoutError("--hide-quiz-answers found no quiz answer in grading/checks/: update QUIZ_HASH in "
+                           "tools/handout.py")
     notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d[a-z]?_\w+\.ipynb", p))
     fields = dict(last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE,
                   chinese=" (`notebooks/zh/` has them in Chinese: 中文版)" if any(p.startswith("notebooks/zh/")
@@ -191,13 +211,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python judge.py handout", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dest", type=Path, help="a new (or empty) folder for the hand-out")
     p.add_argument("--git", action="store_true", help="make it a fresh git repository with one commit")
+    p.add_argument("--hide-quiz-answers", action="store_true",
+                   help="for a graded assignment: the students' judge does not say whether a quiz answer is right "
+                        "(they could try each choice until it passes); grade the quiz with your own copy")
     p.add_argument("--github-classroom", dest="classroom", action="store_true",
                    help="add the GitHub Classroom workflow as .github/workflows/classroom.yml")
     args = p.parse_args(argv)
     try:
         changed = _uncommitted()
         handout = build_handout(args.dest, git=args.git, classroom=args.classroom,
-                                lang=os.environ.get("GRADING_LANG") or None)  # judge.py --lang sets it
+                                lang=os.environ.get("GRADING_LANG") or None,  # judge.py --lang sets it
+                                quiz_answers=not args.hide_quiz_answers)
     except HandoutError as exc:
         print(f"No hand-out built: {exc}")
         return 2
