@@ -284,3 +284,17 @@ def test_lang_reaches_the_gradescope_package(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with zipfile.ZipFile(tmp_path / "a.zip") as zf:
         assert "GRADING_LANG=zh" in zf.read("run_autograder").decode()
+
+
+def test_regrading_one_chapter_keeps_the_other_chapters():
+    from grading import class_run
+
+    def r(chapter, name, status):
+        return ExerciseResult(chapter, name, status, [CaseResult("c", status == "passed")])
+
+    old = {"alice": [r("01", "lookup", "wrong answer"), r("02", "logits", "passed")], "bob": [r("01", "lookup", "passed")]}
+    new = {"alice": [r("01", "lookup", "passed")], "carol": []}
+    merged = class_run.merge(old, new, "01")
+    assert [(x.chapter, x.status) for x in merged["alice"]] == [("01", "passed"), ("02", "passed")]
+    assert merged["bob"] == old["bob"] and merged["carol"] == []
+    assert class_run.merge(old, new, None)["alice"] == new["alice"]  # a whole re-grade replaces everything
