@@ -211,6 +211,8 @@ def test_without_an_os_sandbox_a_class_is_refused_and_regrading_one_student_chan
     after = gradebook(work / "grades.csv")
     assert set(after) == set(before)
     assert after["bob"][EXERCISE] == "1" and "trusted class" in after["bob"]["isolation"]
+    assert "trusted class" in (work / "grades-summary.md").read_text(encoding="utf-8")
+    assert "trusted class" in (work / "feedback" / "bob.md").read_text(encoding="utf-8")
     assert {n: r for n, r in after.items() if n != "bob"} == {n: r for n, r in before.items() if n != "bob"}
     changed = {p.name for p in (work / "feedback").iterdir() if p.read_bytes() != fb_before.get(p.name)}
     assert changed == {"bob.md", "bob.html"}
@@ -255,6 +257,7 @@ def test_the_class_summary_page_renders_with_its_plots(klass, tmp_path):
     lost = page[page.index("lost a whole chapter"):]
     assert "<b>pat</b>: chapter 01: SyntaxError at import" in lost and "mallory" not in lost.split("</ul>")[0]
     assert "\x1b" not in page
+    assert "Learner code runs in: bubblewrap" in page or "trusted class" in page  # which wall it ran behind
     copy = tmp_path / "page.html"
     copy.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
     args = [require_browser(), *launch_args(), "--headless", "--disable-gpu", "--no-first-run",

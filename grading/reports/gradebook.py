@@ -59,10 +59,11 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
         _finish_csv(gradebook, remarks, excel)
         print(_("Gradebook written to {path}", path=str(gradebook)))
         path = summary.summary_path(gradebook)
-        path.write_text(summary.to_markdown(summaries, lang, ungraded), encoding="utf-8")
+        isolation = console.isolation_of([r for rs in rows.values() for r in rs])
+        path.write_text(summary.to_markdown(summaries, lang, ungraded, isolation), encoding="utf-8")
         from .summary_page import page_path, write_page
 
-        write_page(summaries, rows, page_path(gradebook), ungraded, lang)
+        write_page(summaries, rows, page_path(gradebook), ungraded, lang, isolation)
     if json_path:
         console.class_to_json(rows, Path(json_path), sources, deps, summaries, lang)
         print(_("Class JSON (every message, mistake and point) written to {path}", path=json_path))

@@ -101,11 +101,13 @@ def summary_lines(summaries: list[ExerciseSummary], lang: str | None = None) -> 
 
 
 def to_markdown(summaries: list[ExerciseSummary], lang: str | None = None,
-                ungraded: dict[str, str] | None = None) -> str:
+                ungraded: dict[str, str] | None = None, isolation: str = "") -> str:
     """The summary as a Markdown document in `lang`: the students not graded and why (first), a table, then the
     mistakes and errors per exercise."""
     n = max((s.students for s in summaries), default=0)
     out = ["# " + _("Class summary"), ""]
+    if isolation:  # which sandbox (or --trusted-class without one) the class ran in
+        out += [_("Learner code runs in: {isolation}", isolation=isolation), ""]
     if ungraded:
         out += ["## " + _("Not graded ({n}): each has a row with 0 points.", n=len(ungraded)), ""]
         out += [f"- {name}: " + why for name, why in ungraded.items()] + [""]

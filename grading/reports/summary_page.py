@@ -87,7 +87,7 @@ def plots(summaries: list[ExerciseSummary], totals: list[float], top: float) -> 
 
 
 def to_html(summaries: list[ExerciseSummary], rows: dict[str, list[ExerciseResult]],
-            ungraded: dict[str, str] | None = None, lang: str | None = None) -> str:
+            ungraded: dict[str, str] | None = None, lang: str | None = None, isolation: str = "") -> str:
     """The page, in `lang` (grading/i18n.py)."""
     lang = i18n.language(lang)
 
@@ -104,6 +104,8 @@ def to_html(summaries: list[ExerciseSummary], rows: dict[str, list[ExerciseResul
                 n=len(rows)))
     out = [f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>'
            f"<style>{STYLE}</style></head><body>", f"<h1>{title}</h1>", f"<p>{intro}</p>"]
+    if isolation:
+        out.append("<p>" + t(_("Learner code runs in: {isolation}", isolation=isolation)) + "</p>")
     if ungraded:
         head = t(_("Not graded ({n}): each has a row with 0 points.", n=len(ungraded)))
         out.append(f"<h2 class='warn'>{head}</h2><ul>")
@@ -147,7 +149,7 @@ def page_path(gradebook: Path) -> Path:
 
 
 def write_page(summaries: list[ExerciseSummary], rows: dict[str, list[ExerciseResult]], path: Path,
-               ungraded: dict[str, str] | None = None, lang: str | None = None) -> Path:
+               ungraded: dict[str, str] | None = None, lang: str | None = None, isolation: str = "") -> Path:
     """Write the page to `path`; return it."""
-    Path(path).write_text(to_html(summaries, rows, ungraded, lang), encoding="utf-8")
+    Path(path).write_text(to_html(summaries, rows, ungraded, lang, isolation), encoding="utf-8")
     return Path(path)
