@@ -301,6 +301,8 @@ def misplaced_flags(args, command: str | None) -> str:
         return ""
     if args.lms and not args.lms_csv:
         return _("--lms chooses the format of --lms-csv FILE: give --lms-csv too.")
+    if args.excel and not (args.class_dir or args.gradebook or args.lms_csv):
+        return _("--excel changes the CSV files (--gradebook, --lms-csv): give one of them too.")
     mode, wrong = (_("--class (a class folder)"), ONE_FOLDER_ONLY) if args.class_dir else (
         _("one folder (python judge.py [--source DIR])"), CLASS_ONLY)
     bad = [d for d in given if d in wrong]
@@ -320,12 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
     p.add_argument("--source", help="grade the exercise files in this folder")
     p.add_argument("--class", dest="class_dir", help="grade every student in DIR (a folder or an archive each)")
-    p.add_argument("--gradebook", help="CSV file for --class (default gradebook.csv)")
+    p.add_argument("--gradebook", help="the gradebook CSV (with --class: default gradebook.csv)")
     p.add_argument("--json", help="write a JSON report here")
-    p.add_argument("--junit", help="write a JUnit XML report here")
+    p.add_argument("--junit", help="write a JUnit XML report here (with --class: a folder, one file per student)")
     p.add_argument("--feedback", metavar="DIR", help="write DIR/<student>.md and .html feedback reports")
-    p.add_argument("--gradescope", metavar="FILE", help="write Gradescope's results.json here")
-    p.add_argument("--classroom", metavar="FILE", help="write a GitHub Classroom runner result (JSON) here")
+    p.add_argument("--gradescope", metavar="FILE", help="write Gradescope's results.json here (with --class: a "
+                   "folder, one file per student)")
+    p.add_argument("--classroom", metavar="FILE", help="write a GitHub Classroom runner result (JSON) here (with "
+                   "--class: a folder, one file per student)")
     p.add_argument("--lms-csv", metavar="FILE", help="write a grade CSV for Canvas or Moodle import")
     p.add_argument("--lms", choices=["canvas", "moodle"], help="format of --lms-csv (default canvas)")
     p.add_argument("--excel", action="store_true", help="CSVs (gradebook, --lms-csv) start with a byte-order mark, so "

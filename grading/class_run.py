@@ -79,6 +79,8 @@ def run(args, titles: dict[str, str]) -> int:
     gradebook = Path(args.gradebook or "gradebook.csv")
     state = results_path(gradebook)
     update = bool(args.update or args.student) and state.is_file()
+    if args.update and not update:
+        say(_("No earlier class results at {path} to update: grading afresh.", path=str(state)))
     old_rows, old_subs = load_state(state) if update else ({}, {})
     scratch = Path(tempfile.mkdtemp(prefix="judge-class-"))
     try:

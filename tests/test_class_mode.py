@@ -184,6 +184,7 @@ def test_report_flags_with_one_folder(klass, tmp_path):
     (["--trusted-class"], "--trusted-class belongs to --class DIR"),
     (["--update"], "--update belongs to --class DIR"),
     (["--lms", "moodle"], "give --lms-csv too"),
+    (["--excel"], "--excel changes the CSV files"),
 ])
 def test_a_flag_is_refused_where_it_does_nothing(args, says):
     proc = run_judge(*args)
