@@ -9,8 +9,10 @@
     python judge.py doctor          check the environment and the course model
     python judge.py check           prove every stub fails and every solution passes
     python judge.py --solutions     grade solutions/ instead
-    python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
-        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
+    python judge.py --class DIR --gradebook grades.csv    grade each student in DIR (a folder or an archive each)
+        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle],
+        --excel (CSVs with a byte-order mark), --student NAME / --update (re-grade into the earlier reports),
+        --trusted-class (grade without an OS sandbox, for code you trust)
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
     python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
 Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
