@@ -85,8 +85,9 @@ def run(args, titles: dict[str, str]) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="judge-class-"))
     try:
         subs = {learner_text.escape(s.student): s for s in find_submissions(folder, scratch)}
-        for name, s in subs.items():
-            s.student = name
+        for name, s in subs.items():  # file and archive names in a reason are the student's text too
+            s.student, s.reason, s.layout = name, learner_text.escape(s.reason), learner_text.escape(s.layout)
+            s.notes = [learner_text.escape(n) for n in s.notes]
         if args.student:
             unknown = [n for n in args.student if n not in subs]
             if unknown:

@@ -71,11 +71,12 @@ def make_class(root: Path) -> Path:
     put(f"mallory/exercises/{FILE}", HOSTILE)
     put(f"olga/exercises/{FILE}", LATIN1)
     put(f"pat/exercises/{FILE}", "def oops(:\n")  # loses the chapter to a syntax error
+    put("quinn/\x1b[2K\rreport.txt", "a file name that tries to rewrite the line")
     return k
 
 
 GRADED = {"alice", "bob", "carol", "dave", "erin", "frank", "mallory", "olga", "pat"}
-NOT_GRADED = {"gina", "hank", "ivan"}
+NOT_GRADED = {"gina", "hank", "ivan", "quinn"}
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +112,7 @@ def test_every_student_folder_is_a_row(klass):
     first_graded = next(i for i, line in enumerate(lines) if line.startswith("[1/"))
     assert all(any(line.startswith(f"Not graded: {n}") for line in lines[:first_graded]) for n in NOT_GRADED)
     summary_at = proc.stdout.index("Class summary (")
-    assert proc.stdout.rindex("Not graded (3)") < summary_at  # listed first in the summary
+    assert proc.stdout.rindex("Not graded (4)") < summary_at  # listed first in the summary
     assert "submission/exercises/" in proc.stdout and "loose files" in proc.stdout and "erin.zip" in proc.stdout
 
 
@@ -137,6 +138,12 @@ def test_escape_keeps_text_and_shows_controls():
     assert learner_text.escape("ok\n\tline") == "ok\n\tline"
     assert learner_text.escape(FORGERY) == "\\x1b[2K\\r6/6 passed, 20/20"
     assert learner_text.escape("a\u202eb") == "a\\u202eb"
+    from grading import i18n
+
+    marked = i18n._("Importing {file} failed:\n{traceback}", file=FILE, traceback=i18n.verbatim(FORGERY))
+    for lang in ("en", "zh"):  # inside a message's arguments too, whatever the language it is shown in
+        shown = i18n.render(learner_text.escape(marked), lang)
+        assert "\x1b" not in shown and "\r" not in shown and "\\x1b[2K\\r6/6" in shown, shown
 
 
 def test_feedback_names_the_exercise_file_never_a_scratch_path(klass):
@@ -254,7 +261,7 @@ def test_the_class_summary_page_renders_with_its_plots(klass, tmp_path):
     page = (out / "grades-summary.html").read_text(encoding="utf-8")
     assert "grades-summary.html" in proc.stdout
     hardest = page.index("Pass rate per exercise, hardest first")
-    assert page.index("Not graded (3)") < hardest and "could not unpack ivan.zip" in page
+    assert page.index("Not graded (4)") < hardest and "could not unpack ivan.zip" in page
     lost = page[page.index("lost a whole chapter"):]
     assert "<b>pat</b>: chapter 01: SyntaxError at import" in lost and "mallory" not in lost.split("</ul>")[0]
     assert "\x1b" not in page
@@ -280,7 +287,7 @@ def test_the_summary_page_speaks_the_teachers_language(klass):
     ungraded = {n: s.reason for n, s in subs.items() if s.reason}
     page = summary_page.to_html(summary.summarize(rows), rows, ungraded, "zh")
     assert '<html lang="zh">' in page and "Pass rate per exercise" not in page
-    assert "未评分（3）" in page
+    assert "未评分（4）" in page
 
 
 def test_lang_reaches_the_gradescope_package(tmp_path):

@@ -9,30 +9,53 @@ arrives, and `escape` on every student name):
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from typing import Callable
 
+from .. import i18n
 from ..i18n import _
 from ..model import ExerciseResult
 
 KEEP = "\n\t"
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F)}
 _SCRATCH_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\\/\s\"']+[\\/])*(ch\d\d_\w+\.py)")
+_MARKED = re.compile(f"{i18n.START}(.*?){i18n.END}", re.S)  # a marked message; its JSON holds no raw mark
 _NOT_UTF8 = ("Non-UTF-8 code", "can't decode byte", "invalid start byte", "invalid continuation byte")
 
 
-def escape(text: str) -> str:
-    """`text` with every control character but newline and tab (and the bidirectional overrides) written as an
-    escape: 'a\\x1b[2Kb' shows as the characters a, \\, x, 1, b, [, 2, K, b."""
-    if not isinstance(text, str):
-        return text
+def _escape_chars(text: str) -> str:
     return "".join(ch if ch in KEEP or (unicodedata.category(ch) != "Cc" and ch not in _BIDI)
                    else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
+def _each_text(text: str, fn: Callable[[str], str]) -> str:
+    """`fn` applied to every piece of plain text in `text`, inside marked messages' arguments too (grading/i18n.py
+    keeps those as JSON, where a control character is written \\u001b until the message is rendered)."""
+    out, pos = [], 0
+    for m in _MARKED.finditer(text):
+        out.append(fn(text[pos:m.start()]))
+        try:
+            msgid, args = json.loads(m.group(1))
+            args = {k: _each_text(v, fn) if isinstance(v, str) else v for k, v in args.items()}
+            out.append(i18n.START + json.dumps([msgid, args], ensure_ascii=True) + i18n.END)
+        except (ValueError, TypeError, AttributeError):
+            out.append(fn(m.group(0)))
+        pos = m.end()
+    out.append(fn(text[pos:]))
+    return "".join(out)
+
+
+def escape(text: str) -> str:
+    """`text` with every control character but newline and tab (and the bidirectional overrides) written as an
+    escape: 'a\\x1b[2Kb' shows as the characters a, \\, x, 1, b, [, 2, K, b. Marked messages keep their marks."""
+    return _each_text(text, _escape_chars) if isinstance(text, str) else text
+
+
 def course_paths(text: str) -> str:
     """Every absolute path of a chapter file (the sandbox's scratch copy) written as exercises/<file>."""
-    return _SCRATCH_PATH.sub(r"exercises/\1", text)
+    return _each_text(text, lambda piece: _SCRATCH_PATH.sub(r"exercises/\1", piece))
 
 
 def encoding_advice(text: str) -> str:
