@@ -195,6 +195,9 @@ def find_submissions(class_dir: Path, scratch: Path) -> list[Submission]:
             student = _stem(entry)
             if student not in out:
                 out[student] = _archive(student, entry, scratch / student)
+            else:  # sorted: the folder came first and is the one graded
+                out[student].notes.append(_("{archive} beside the folder {student}/ was not graded (the folder was)",
+                                            archive=verbatim(entry.name), student=verbatim(student)))
     return [out[k] for k in sorted(out)]
 
 

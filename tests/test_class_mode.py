@@ -309,3 +309,15 @@ def test_regrading_one_chapter_keeps_the_other_chapters():
     assert [(x.chapter, x.status) for x in merged["alice"]] == [("01", "passed"), ("02", "passed")]
     assert merged["bob"] == old["bob"] and merged["carol"] == []
     assert class_run.merge(old, new, None)["alice"] == new["alice"]  # a whole re-grade replaces everything
+
+
+def test_find_submissions_reports_every_entry(tmp_path):
+    k = make_class(tmp_path)
+    _zip(k / "alice.zip", {f"exercises/{FILE}": b"x = 1"})  # beside alice/: noted, never silently dropped
+    found = {s.student: s for s in submissions.find_submissions(k, tmp_path / "scratch")}
+    assert set(found) == GRADED | NOT_GRADED
+    assert found["alice"].layout == "exercises/" and any("alice.zip" in n for n in found["alice"].notes)
+    assert found["bob"].layout == "Exercises/" and found["carol"].layout == "submission/exercises/"
+    assert found["dave"].layout == "loose files" and found["erin"].layout == "erin.zip: course-main/exercises/"
+    assert found["frank"].layout == "work.tar.gz: loose files"
+    assert all(not found[n].graded and found[n].reason for n in NOT_GRADED)
