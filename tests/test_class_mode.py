@@ -98,7 +98,8 @@ def gradebook(path: Path) -> dict[str, dict]:
 
 def test_every_student_folder_is_a_row(klass):
     k, out, proc = klass
-    assert proc.returncode == 1, proc.stdout + proc.stderr  # some students could not be graded
+    # some students could not be graded (a class where all were, low scores or not, exits 0: test_reports.py's)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
     book = gradebook(out / "grades.csv")
     assert set(book) == GRADED | NOT_GRADED
     for name in ("alice", "carol", "dave", "erin", "frank"):
@@ -115,14 +116,6 @@ def test_every_student_folder_is_a_row(klass):
     summary_at = proc.stdout.index("Class summary (")
     assert proc.stdout.rindex("Not graded (4)") < summary_at  # listed first in the summary
     assert "submission/exercises/" in proc.stdout and "loose files" in proc.stdout and "erin.zip" in proc.stdout
-
-
-def test_a_class_where_everyone_is_graded_exits_zero(tmp_path):
-    k = tmp_path / "class"
-    (k / "alice" / "exercises").mkdir(parents=True)
-    (k / "alice" / "exercises" / FILE).write_text(WRONG, encoding="utf-8")  # a wrong answer is still graded
-    proc = run_judge("--class", str(k), EXERCISE, "--trusted-class", "--gradebook", str(tmp_path / "g.csv"))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_learner_text_cannot_forge_the_teachers_screen(klass):
