@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections import Counter
 from pathlib import Path
 
 from .. import i18n
