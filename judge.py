@@ -10,8 +10,10 @@
     python judge.py prove           prove every stub fails, every solution passes and every mutant fails
                                     (`check` is the same command, its older name)
     python judge.py --solutions     grade solutions/ instead
-    python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
-        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
+    python judge.py --class DIR --gradebook grades.csv    grade each student in DIR (a folder or an archive each)
+        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle],
+        --excel (CSVs with a byte-order mark), --student NAME / --update (re-grade into the earlier reports),
+        --trusted-class (grade without an OS sandbox, for code you trust)
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
     python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
 Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
@@ -58,7 +60,9 @@ def cmd_grade(args) -> int:
     select(chapters, args.target)  # an unknown target is told before the sandbox is probed
     printer = console.ConsolePrinter(_titles(chapters), verbose=not args.quiet)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
-    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
+    from grading.reports.learner_text import tidy
+
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=lambda r: printer(tidy(r)))
     printer.totals(results)
     seconds = time.perf_counter() - start
     say(_("Graded {folder} in {seconds:.1f} s.", folder=str(source), seconds=seconds))
@@ -78,44 +82,30 @@ def cmd_grade(args) -> int:
             exports.write_gradescope(results, Path(args.gradescope), seconds, notes=notes)
         if args.classroom:
             exports.write_classroom(results, Path(args.classroom), notes=notes)
+    if args.gradebook or args.feedback or args.lms_csv:  # the class's reports, for this one learner
+        from grading.reports.gradebook import write_class_outputs
+
+        name = learner_name(source)
+        write_class_outputs({name: results}, _titles(load_chapters()),
+                            Path(args.gradebook) if args.gradebook else None, feedback_dir=args.feedback,
+                            lms_csv=args.lms_csv, lms_format=args.lms or "canvas", excel=args.excel)
     return 0 if results and all(r.passed for r in results) else 1
 
 
+def learner_name(source: Path) -> str:
+    """The learner's row name for one folder: alice/exercises -> alice; any other folder -> its own name."""
+    from grading.reports.learner_text import escape
+
+    source = source.resolve()
+    return escape(source.parent.name if source.name.lower() == "exercises" else source.name)
+
+
 def cmd_class(args) -> int:
-    from grading.catalog import load_chapters, select
-    from grading.engine import scheduler
-    from grading.engine.sandbox import detect
-    from grading.reports.gradebook import progress_line, write_class_outputs
+    """Every entry of the class folder is a student with a row (grading/class_run.py)."""
+    from grading import class_run
+    from grading.catalog import load_chapters
 
-    folder = Path(args.class_dir)
-    students = sorted(p for p in folder.iterdir() if (p / "exercises").is_dir()) if folder.is_dir() else []
-    if not students:
-        say(_("No student folders in {folder}: expected {folder}/<student>/exercises/.", folder=str(folder)))
-        return 2
-    select(load_chapters(), args.target)  # an unknown target is told before the sandbox is probed
-    say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
-    class_start = time.perf_counter()
-    finished: list[str] = []
-
-    def on_done(i: int, _source: Path, results: list) -> None:  # called from the scheduler's checking thread, once per student
-        finished.append(students[i].name)
-        now = time.perf_counter()
-        say(f"[{len(finished)}/{len(students)}] {students[i].name}\n"
-            + progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
-                            now - class_start), flush=True)
-
-    try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
-        graded = scheduler.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
-                                   on_done=on_done, blocked_extra=[folder])
-    except Exception as exc:  # a failure of the judge itself, never one student's code
-        say(_("Could not grade the class: {error}", error=str(exc)))
-        return 2
-    rows = {s.name: results for s, results in zip(students, graded)}
-    gradebook = Path(args.gradebook or "gradebook.csv")
-    write_class_outputs(rows, _titles(load_chapters()),
-                        gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
-                        lms_format=args.lms)
-    return 0
+    return class_run.run(args, _titles(load_chapters()))
 
 
 def cmd_check(args) -> int:
@@ -240,8 +230,10 @@ def cmd_gradescope_package(args) -> int:
     """Build the Gradescope autograder upload (setup.sh, run_autograder, the judge; never solutions/)."""
     from tools.gradescope_package import build_package
 
+    import os
+
     path = Path(args.target or "autograder.zip")
-    names = build_package(path)
+    names = build_package(path, lang=os.environ.get("GRADING_LANG") or None)  # --lang sets it
     say(_("Wrote {path} ({n} files, {kb} KB): upload it as the assignment's autograder in Gradescope (Configure "
           "Autograder > Zip file upload).", path=str(path), n=len(names), kb=path.stat().st_size // 1024))
     return 0
@@ -294,6 +286,37 @@ def take_lang(argv: list[str]) -> list[str]:
     return rest
 
 
+REPORT_FLAGS = ("gradebook", "json", "junit", "feedback", "gradescope", "classroom", "lms_csv", "excel")
+CLASS_ONLY = ("trusted_class", "student", "update")
+ONE_FOLDER_ONLY = ("source", "solutions", "quiet")
+
+
+def misplaced_flags(args, command: str | None) -> str:
+    """A message for the first flag given where it does nothing (a flag either works or is refused), or ''."""
+    def flag(dest: str) -> str:
+        return "--" + dest.replace("_", "-") if dest != "quiet" else "-q"
+
+    given = [d for d in (*REPORT_FLAGS, *CLASS_ONLY, *ONE_FOLDER_ONLY, "class_dir", "lms") if getattr(args, d)]
+    if command is not None:
+        allowed = {"progress": ("source", "solutions")}.get(command, ())
+        bad = [d for d in given if d not in allowed]
+        if bad:
+            return _("{flag} does nothing with '{command}': it belongs to grading (python judge.py [CHAPTER] "
+                     "[--source DIR], or --class DIR).", flag=flag(bad[0]), command=command)
+        return ""
+    if args.lms and not args.lms_csv:
+        return _("--lms chooses the format of --lms-csv FILE: give --lms-csv too.")
+    if args.excel and not (args.class_dir or args.gradebook or args.lms_csv):
+        return _("--excel changes the CSV files (--gradebook, --lms-csv): give one of them too.")
+    mode, wrong = (_("--class (a class folder)"), ONE_FOLDER_ONLY) if args.class_dir else (
+        _("one folder (python judge.py [--source DIR])"), CLASS_ONLY)
+    bad = [d for d in given if d in wrong]
+    if bad:
+        other = _("one folder (python judge.py [--source DIR])") if args.class_dir else _("--class DIR")
+        return _("{flag} belongs to {other}, not to {mode}.", flag=flag(bad[0]), other=other, mode=mode)
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = take_lang(sys.argv[1:] if argv is None else list(argv))
     if argv[:1] == ["handout"]:
@@ -303,15 +326,25 @@ def main(argv: list[str] | None = None) -> int:
                    "or a chapter/exercise")
     p.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
     p.add_argument("--source", help="grade the exercise files in this folder")
-    p.add_argument("--class", dest="class_dir", help="grade every DIR/<student>/exercises/ folder")
-    p.add_argument("--gradebook", help="CSV file for --class (default gradebook.csv)")
+    p.add_argument("--class", dest="class_dir", help="grade every student in DIR (a folder or an archive each)")
+    p.add_argument("--gradebook", help="the gradebook CSV (with --class: default gradebook.csv)")
     p.add_argument("--json", help="write a JSON report here")
-    p.add_argument("--junit", help="write a JUnit XML report here")
-    p.add_argument("--feedback", metavar="DIR", help="with --class: write DIR/<student>.md and .html feedback reports")
-    p.add_argument("--gradescope", metavar="FILE", help="write Gradescope's results.json here")
-    p.add_argument("--classroom", metavar="FILE", help="write a GitHub Classroom runner result (JSON) here")
-    p.add_argument("--lms-csv", metavar="FILE", help="with --class: write a grade CSV for Canvas or Moodle import")
-    p.add_argument("--lms", choices=["canvas", "moodle"], default="canvas", help="format of --lms-csv (default canvas)")
+    p.add_argument("--junit", help="write a JUnit XML report here (with --class: a folder, one file per student)")
+    p.add_argument("--feedback", metavar="DIR", help="write DIR/<student>.md and .html feedback reports")
+    p.add_argument("--gradescope", metavar="FILE", help="write Gradescope's results.json here (with --class: a "
+                   "folder, one file per student)")
+    p.add_argument("--classroom", metavar="FILE", help="write a GitHub Classroom runner result (JSON) here (with "
+                   "--class: a folder, one file per student)")
+    p.add_argument("--lms-csv", metavar="FILE", help="write a grade CSV for Canvas or Moodle import")
+    p.add_argument("--lms", choices=["canvas", "moodle"], help="format of --lms-csv (default canvas)")
+    p.add_argument("--excel", action="store_true", help="CSVs (gradebook, --lms-csv) start with a byte-order mark, so "
+                   "Excel shows accented and Chinese names right")
+    p.add_argument("--trusted-class", action="store_true", help="with --class where no OS sandbox (bubblewrap) runs: "
+                   "grade anyway, for code you trust; every report records it")
+    p.add_argument("--student", action="append", metavar="NAME", help="with --class: grade only this student (repeat "
+                   "for more) into the class's existing reports")
+    p.add_argument("--update", action="store_true", help="with --class: merge this run (a chapter, or --student) "
+                   "into the reports of the earlier run at --gradebook instead of starting them afresh")
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
@@ -323,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     args.target = words[0] if words else None
     if command == "hint" and not args.target:
         p.error("hint needs an exercise name: python judge.py hint lookup")
+    refused = misplaced_flags(args, command)
+    if refused:
+        p.error(show(refused))
     if command == "gradescope-package":
         return cmd_gradescope_package(args)
     if args.class_dir:

@@ -24,13 +24,13 @@ from .i18n import _, show, verbatim
 
 def find_submitted(submission: Path, wanted: list[str]) -> dict[str, Path]:
     """File name -> the submitted file for each exercise file found anywhere in the submission: one in a folder
-    called exercises/ first, then one at the top; anything under a solutions/ folder is ignored."""
+    called exercises/ (any capitalisation) first, then one at the top; anything under a solutions/ folder is ignored."""
     found: dict[str, tuple[int, Path]] = {}
     for p in sorted(submission.rglob("*.py")):
         rel = p.relative_to(submission)
         if p.name not in wanted or "solutions" in rel.parts[:-1] or not p.is_file():
             continue
-        rank = 0 if p.parent.name == "exercises" else (1 if len(rel.parts) == 1 else 2)
+        rank = 0 if p.parent.name.lower() == "exercises" else (1 if len(rel.parts) == 1 else 2)
         if p.name not in found or rank < found[p.name][0]:
             found[p.name] = (rank, p)
     return {name: p for name, (_rank, p) in found.items()}

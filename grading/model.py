@@ -186,6 +186,9 @@ def quiz_exercise(chapter: str, questions: list[Question]) -> Exercise:
             if not isinstance(given, str) or given.strip().lower() not in q.choices:
                 raise CheckFailed(_("Question {id}: answer with one of {choices}, got {given}.", id=q.id,
                                     choices=str(sorted(q.choices)), given=verbatim(repr(given))))
+            if not q.answer_hash:  # a hand-out built with --hide-quiz-answers: only the teacher's copy can tell
+                raise CheckFailed(_("Question {id}: answered. Your teacher grades the quiz: this copy of the course "
+                                    "holds no quiz answers.", id=q.id))
             if quiz_hash(chapter, q.id, given) != q.answer_hash:
                 raise CheckFailed(_("Question {id}: {given} is not right. {review}", id=q.id,
                                     given=verbatim(repr(given)), review=q.review))

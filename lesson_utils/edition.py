@@ -6,9 +6,17 @@ code cells of the two editions to say so.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 EDITIONS = ("en", "zh")
+COURSE_NOTEBOOK = re.compile(r"\d\d[a-z]?_\w+\.ipynb")  # 01a_embedding_lookup.ipynb; never 01a_..._lookup-mine.ipynb
+
+
+def course_notebooks(folder: Path) -> list[Path]:
+    """The course's own notebooks in `folder`, in order: a learner's copy (`NN_name-mine.ipynb`, `Untitled.ipynb`)
+    is theirs, never part of the course's checks."""
+    return sorted(p for p in Path(folder).glob("*.ipynb") if COURSE_NOTEBOOK.fullmatch(p.name))
 
 
 def notebook_language() -> str | None:

@@ -16,12 +16,13 @@ LAYERS = (
     ("grading.i18n",),  # the messages' marks and catalogs: a leaf
     ("grading.model",),  # what a chapter is made of and what grading produces: plain data
     ("grading.dependencies",),  # the learner file's call graph and the note it gives
-    ("grading.reports",),  # formatting over result records
+    ("grading.reports", "grading.submissions"),  # formatting over result records; a class folder's submissions
     ("grading.worker",),  # everything that runs in the sandbox
     ("grading.checks",),  # the course's checks (judge side only)
     ("grading.catalog",),  # loads the checks (by name, through importlib) and selects a target
     ("grading.engine",),  # grades: workers, the checker, the scheduler
-    ("grading.notebook", "grading.gradescope", "grading"),  # the front doors: check(), Gradescope, the package
+    ("grading.notebook", "grading.gradescope", "grading.class_run", "grading"),  # the front doors: check(),
+    # Gradescope, a class run, the package
 )
 
 MAX_FILE_LINES, MAX_FUNCTION_LINES = 400, 80

@@ -11,11 +11,13 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from answers import HANDOUT_MARKER, skip_module_in_handout
 
 skip_module_in_handout()  # the builder and the answers it scans for are not part of a hand-out
@@ -104,10 +106,18 @@ def test_the_handout_has_what_a_student_needs(built):
         assert needed in readme.split("\n---\n")[0], needed
     committed_readme = subprocess.run(["git", "show", f"{built.commit}:README.md"], cwd=REPO, capture_output=True,
                                       check=True).stdout.decode("utf-8")
-    assert readme.endswith("\n---\n\n" + committed_readme)  # the course's README follows the students' part
+    # the course's README follows the students' part, without its sentence on the reference answers
+    assert readme.endswith("\n---\n\n" + handout.handout_readme("README.md", committed_readme))
+    zh = (dest / "README.zh.md").read_text(encoding="utf-8")
+    assert zh.index("## 4. 提交") < zh.index(handout.STUDENTS_PART_END) and "{" not in zh.split("\n---\n")[0]
+    assert "参考答案在 `solutions/`" not in zh and "are in `solutions/`" not in readme
     ignored = [p for p in (dest / ".gitignore").read_text(encoding="utf-8").splitlines() if not p.startswith("#")]
     assert ".venv/" in ignored and "__pycache__/" in ignored
-    assert not [p for p in ignored if "exercises" in p or p.endswith(".ipynb")], "a student's work is ignored"
+    assert not [p for p in ignored if "exercises" in p or (p.endswith(".ipynb") and "-mine" not in p)], (
+        "a student's work is ignored")
+    for needed in ("notebooks/*-mine.ipynb", "/site/_build/", "/site/node_modules/"):
+        assert needed in ignored, needed
+    assert not (dest / ".github").exists(), "the course's workflows run long jobs on every student push"
     marker = json.loads((dest / HANDOUT_MARKER).read_text(encoding="utf-8"))
     assert marker["built_from"] == built.commit and "solutions/" in marker["left_out"]
     course = subprocess.run(["git", "ls-files", "exercises", "notebooks", "lesson_utils", "grading", "judge.py"],
@@ -159,3 +169,46 @@ def test_a_student_runs_the_judge_in_the_handout(built, tmp_path):
     results = json.loads(report.read_text(encoding="utf-8"))
     statuses = {r["name"]: r["status"] for r in results["exercises"]}
     assert len(statuses) >= 40 and set(statuses.values()) == {"not attempted"}, statuses
+
+
+def test_the_classroom_workflow_answers_in_the_teachers_language():
+    assert b"GRADING_LANG" not in handout.classroom_workflow()
+    zh = yaml.safe_load(handout.classroom_workflow("zh"))
+    judge = next(s for s in zh["jobs"]["run-autograding-tests"]["steps"] if s.get("id") == "judge")
+    assert judge["env"]["GRADING_LANG"] == "zh"
+
+
+def test_a_mine_copy_of_a_notebook_breaks_no_test_of_the_handout(built):
+    """The README tells students to keep notes in notebooks/NN_name-mine.ipynb: the tests that list notebooks (and
+    the hand-out's README tests, which read the students' part) pass with one present."""
+    mine = [built.dest / "notebooks" / "01a_embedding_lookup-mine.ipynb",
+            built.dest / "notebooks" / "zh" / "01a_embedding_lookup-mine.ipynb"]
+    for copy in mine:
+        shutil.copyfile(copy.with_name("01a_embedding_lookup.ipynb"), copy)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_readme_zh.py",
+                               "tests/test_notebook_structure.py", "tests/test_translations.py", "-q",
+                               "-p", "no:cacheprovider"], cwd=built.dest, env=ENV, capture_output=True, text=True,
+                              timeout=600)
+    finally:
+        for copy in mine:
+            copy.unlink()
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_hide_quiz_answers_blanks_every_answer_and_the_judge_then_tells_nothing():
+    from grading.catalog import load_chapters
+    from grading.model import CheckFailed, Question, quiz_exercise
+
+    files = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "grading" / "checks").rglob("*.py")}
+    before = dict(files)
+    assert handout.hide_quiz_answers(files) == sum(len(c.quiz) for c in load_chapters())
+    changed = [rel for rel in files if files[rel] != before[rel]]
+    assert changed and all(handout.QUIZ_HASH.search(files[rel]) is None for rel in changed)
+    quiz = quiz_exercise("01", [Question(1, "q", {"a": "x", "b": "y"}, "", "review")])
+    said = set()
+    for answer in ("a", "b"):  # right or wrong, the same words
+        with pytest.raises(CheckFailed) as failed:
+            quiz.cases[0].check({1: answer}, ())
+        said.add(str(failed.value).replace(repr(answer), ""))
+    assert len(said) == 1 and "Your teacher grades the quiz" in said.pop()

@@ -13,6 +13,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 README_ZH = REPO / "README.zh.md"
+IN_HANDOUT = (REPO / ".course-handout").exists()  # tools/handout.py: both READMEs start with the students' part
+STUDENTS_PART_END = "<!-- end of the students' part: the course's README follows -->"  # tools/handout.py's
 
 # Each top-level (##) section of README.md and its Chinese heading, in README.md's order. A new English section
 # needs its Chinese section (and a row here); README.zh.md keeps the same order.
@@ -69,15 +71,32 @@ def anchors(text: str) -> set[str]:
     return found
 
 
+def parts(text: str) -> tuple[str, str]:
+    """(the students' part a hand-out puts first, or '', the course's README)."""
+    students, mark, course = text.partition(STUDENTS_PART_END)
+    return (students, course) if mark else ("", text)
+
+
 @pytest.fixture(scope="module")
 def en() -> str:
-    return README.read_text(encoding="utf-8")
+    return parts(README.read_text(encoding="utf-8"))[1]
 
 
 @pytest.fixture(scope="module")
 def zh() -> str:
     assert README_ZH.exists(), "README.zh.md, the Chinese README, is missing"
-    return README_ZH.read_text(encoding="utf-8")
+    return parts(README_ZH.read_text(encoding="utf-8"))[1]
+
+
+def test_a_handouts_readmes_both_start_with_the_students_part():
+    en_students = parts(README.read_text(encoding="utf-8"))[0]
+    zh_students = parts(README_ZH.read_text(encoding="utf-8"))[0]
+    if not IN_HANDOUT:
+        assert not en_students and not zh_students, "only a hand-out's READMEs have a students' part"
+        return
+    assert en_students and zh_students, "a hand-out's README.md and README.zh.md both start with the students' part"
+    assert code_blocks(zh_students) == code_blocks(en_students)
+    assert "solutions/" not in zh_students and "solutions/" not in en_students
 
 
 def test_the_two_readmes_link_to_each_other(en, zh):
@@ -127,7 +146,9 @@ def test_troubleshooting_keeps_every_message_and_command(en, zh):
 def test_chapter_table_links_every_chinese_notebook(en, zh):
     table = section(zh, SECTIONS["Chapters"])
     linked = set(LINK.findall(table))
-    for notebook in sorted((REPO / "notebooks" / "zh").glob("*.ipynb")):
+    from lesson_utils.edition import course_notebooks
+
+    for notebook in course_notebooks(REPO / "notebooks" / "zh"):  # a learner's -mine copy is not in the table
         assert f"notebooks/zh/{notebook.name}" in linked, f"README.zh.md's chapter table does not link {notebook.name}"
     for target in LINK.findall(section(en, "Chapters")):
         if target.startswith("notebooks/") and target.endswith(".ipynb"):

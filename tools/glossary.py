@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # lesson_utils, when run as python tools/glossary.py
+from lesson_utils.edition import course_notebooks  # noqa: E402
+
 HEADER = ("term", "meaning", "where")
 START, END = "<!-- glossary index: start -->", "<!-- glossary index: end -->"
 
@@ -64,7 +67,7 @@ def headings(notebook: Path) -> set[str]:
 def index_markdown(folder: Path = ROOT / "notebooks") -> str:
     """A table: each term (case-insensitive, first spelling kept) and links to the notebooks that define it."""
     where: dict[str, tuple[str, list[str]]] = {}
-    for nb in sorted(folder.glob("*.ipynb")):
+    for nb in course_notebooks(folder):  # a learner's -mine copy is not the course's
         for e in glossary(nb):
             spelled, books = where.setdefault(e.term.lower(), (e.term, []))
             if nb.name not in books:

@@ -71,8 +71,16 @@ def _packaged(repo: Path) -> list[tuple[Path, str]]:
     return files
 
 
-def build_package(path: Path, repo: Path = REPO) -> list[str]:
-    """Write the Gradescope upload to `path`; return the names inside it."""
+def run_autograder(lang: str | None = None) -> str:
+    """run_autograder, with what students read in `lang` (GRADING_LANG) when given."""
+    if not lang:
+        return RUN_AUTOGRADER
+    return RUN_AUTOGRADER.replace("HF_HUB_OFFLINE=1\n", f"HF_HUB_OFFLINE=1 GRADING_LANG={lang}\n", 1)
+
+
+def build_package(path: Path, repo: Path = REPO, lang: str | None = None) -> list[str]:
+    """Write the Gradescope upload to `path`; return the names inside it. `lang`: the language of the feedback
+    students read (`python judge.py --lang zh gradescope-package` passes it)."""
     def add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int = 0o644) -> None:
         info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
         info.external_attr = (0o100000 | mode) << 16
@@ -83,7 +91,7 @@ def build_package(path: Path, repo: Path = REPO) -> list[str]:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as zf:
         add(zf, "setup.sh", setup_script().encode(), 0o755)
-        add(zf, "run_autograder", RUN_AUTOGRADER.encode(), 0o755)
+        add(zf, "run_autograder", run_autograder(lang).encode(), 0o755)
         names += ["setup.sh", "run_autograder"]
         for src, name in _packaged(repo):
             add(zf, name, src.read_bytes())

@@ -16,12 +16,15 @@ the course. Then it scans the whole hand-out and refuses (raises HandoutError) i
 body, or a mutant's body anywhere but in the judge's checks (which name mistakes by computing them).
 
 --git makes DIR a fresh repository with one commit; --github-classroom adds templates/github-classroom/classroom.yml
-as .github/workflows/classroom.yml (a GitHub Classroom template repository).
+as .github/workflows/classroom.yml (a GitHub Classroom template repository; `judge.py --lang zh handout ...` makes
+its feedback Chinese). The course's own workflows (.github/workflows/: CI, website) are left out. Both READMEs get
+the students' part in their language (templates/handout/README.md and README.zh.md), ended by STUDENTS_PART_END.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import json
 import re
 import shutil
@@ -40,6 +43,8 @@ LEFT_OUT_DIRS = {
     "solutions/": "the reference solutions",
     "mutants/": "wrong answers, each one named mistake away from a solution",
     ".ci/": "the course's own CI",
+    ".github/workflows/": "the course's CI and website workflows (long jobs on every student push; Pages is off in a "
+                          "student's copy); --github-classroom adds the Classroom workflow",
     "templates/": "teachers' templates",
 }
 LEFT_OUT_FILES = {  # maintainer tools that read the answers
@@ -47,8 +52,16 @@ LEFT_OUT_FILES = {  # maintainer tools that read the answers
     "tools/bench.py": "the class benchmark (builds students from solutions/ and mutants/)",
     "tools/handout.py": "this builder (scans solutions/ and mutants/)",
     "tools/answer_scan.py": "the answer scan (reads solutions/ and mutants/)",
+    "tests/test_workflows.py": "the tests of the course's workflows, which a hand-out leaves out",
 }
 TEMPLATE = REPO / "templates" / "handout"
+STUDENTS_PART_END = "<!-- end of the students' part: the course's README follows -->"
+# Sentences of the course's READMEs that are untrue in a hand-out, and what the hand-out says instead.
+README_EDITS = {
+    "README.md": [("The reference answers\nare in `solutions/` with the same file names.",
+                   "This copy has no reference\nanswers (your teacher has them).")],
+    "README.zh.md": [("参考答案在 `solutions/` 中，文件名相同。", "本副本不含参考答案（答案在老师那里）。")],
+}
 EXAMPLE = {"example_chapter": "04", "example_file": "exercises/ch04_sampling.py", "example_exercise": "top_p_filter"}
 
 
@@ -98,7 +111,44 @@ def _uncommitted() -> list[str]:
     return [line[3:] for line in out.splitlines() if line.strip()]
 
 
-def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Handout:
+def handout_readme(name: str, text: str) -> str:
+    """The course's README `name` as a hand-out holds it: README_EDITS applied (HandoutError when one no longer
+    matches, so that a changed README cannot keep an untrue sentence)."""
+    for old, new in README_EDITS[name]:
+        if old not in text:
+            raise HandoutError(f"{name} no longer has {old!r}: update README_EDITS in tools/handout.py")
+        text = text.replace(old, new)
+    return text
+
+
+def classroom_workflow(lang: str | None = None) -> bytes:
+    """templates/github-classroom/classroom.yml, with the judge's feedback in `lang` (GRADING_LANG) when given."""
+    text = (REPO / "templates/github-classroom/classroom.yml").read_text(encoding="utf-8")
+    if lang:
+        line = '          HF_HUB_OFFLINE: "1"\n'
+        if line not in text:
+            raise HandoutError("templates/github-classroom/classroom.yml has no HF_HUB_OFFLINE line to set the "
+                               "language beside")
+        text = text.replace(line, line + f'          GRADING_LANG: "{lang}"\n', 1)
+    return text.encode("utf-8")
+
+
+QUIZ_HASH = re.compile(rb'(Question\(\s*\d+\s*,.*?\},\s*)"([0-9a-f]{20})"', re.S)  # Question(id, text, choices, "hash",
+
+
+def hide_quiz_answers(files: dict[str, bytes]) -> int:
+    """Blank every quiz answer hash in the judge's checks (files changed in place); the number blanked. The
+    students' judge then says each answered question is graded by the teacher: no answer can be tried until it
+    passes (the hash's salt is public, so a hash in the hand-out would give its answer away too)."""
+    blanked = 0
+    for rel in [r for r in files if is_check_module(r) and r.endswith(".py")]:
+        files[rel], n = QUIZ_HASH.subn(rb'\1""', files[rel])
+        blanked += n
+    return blanked
+
+
+def build_handout(dest: Path, git: bool = False, classroom: bool = False, lang: str | None = None,
+                  quiz_answers: bool = True) -> Handout:
     """Write the students' copy of the course into dest (a new or empty folder); see the module docstring."""
     dest = Path(dest).resolve()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -110,16 +160,24 @@ def build_handout(dest: Path, git: bool = False, classroom: bool = False) -> Han
     tests = {rel: files[rel] for rel in files if rel.startswith("tests/") and rel not in left_out}
     for leak in leaks_in(tests, index):
         left_out.setdefault(leak.file.split("#")[0], f"holds the body of {leak.answer} (line {leak.line})")
+    if not quiz_answers:
+        left_out["tests/test_quizzes.py"] = "checks the quiz answers, which this hand-out leaves out"
     kept = {rel: data for rel, data in files.items() if rel not in left_out}
+    if not quiz_answers and not hide_quiz_answers(kept):
+        raise HandoutError("--hide-quiz-answers found no quiz answer in grading/checks/: update QUIZ_HASH in "
+                           "tools/handout.py")
     notebooks = sorted(p for p in kept if re.fullmatch(r"notebooks/\d\d[a-z]?_\w+\.ipynb", p))
-    students = (TEMPLATE / "README.md").read_text(encoding="utf-8").format(
-        last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE,
-        chinese=" (`notebooks/zh/` has them in Chinese: 中文版)" if any(p.startswith("notebooks/zh/") for p in kept)
-        else "")
-    kept["README.md"] = students.encode("utf-8") + b"\n---\n\n" + kept["README.md"]  # then the course's own README
+    fields = dict(last_chapter=Path(notebooks[-1]).name[:2] if notebooks else "the last", **EXAMPLE,
+                  chinese=" (`notebooks/zh/` has them in Chinese: 中文版)" if any(p.startswith("notebooks/zh/")
+                                                                               for p in kept) else "")
+    for readme in README_EDITS:  # each README gets the students' part in its language, then the course's own
+        if readme in kept:
+            students = (TEMPLATE / readme).read_text(encoding="utf-8").format(**fields)
+            kept[readme] = (students + f"\n{STUDENTS_PART_END}\n\n---\n\n"
+                            + handout_readme(readme, kept[readme].decode("utf-8"))).encode("utf-8")
     kept[".gitignore"] = (TEMPLATE / "gitignore").read_bytes()
     if classroom:
-        kept[".github/workflows/classroom.yml"] = (REPO / "templates/github-classroom/classroom.yml").read_bytes()
+        kept[".github/workflows/classroom.yml"] = classroom_workflow(lang)
     kept[HANDOUT_MARKER] = (json.dumps({"built_from": commit, "left_out": _summary(left_out)}, indent=1)
                             + "\n").encode()
     _write(dest, kept)
@@ -153,12 +211,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python judge.py handout", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dest", type=Path, help="a new (or empty) folder for the hand-out")
     p.add_argument("--git", action="store_true", help="make it a fresh git repository with one commit")
+    p.add_argument("--hide-quiz-answers", action="store_true",
+                   help="for a graded assignment: the students' judge does not say whether a quiz answer is right "
+                        "(they could try each choice until it passes); grade the quiz with your own copy")
     p.add_argument("--github-classroom", dest="classroom", action="store_true",
                    help="add the GitHub Classroom workflow as .github/workflows/classroom.yml")
     args = p.parse_args(argv)
     try:
         changed = _uncommitted()
-        handout = build_handout(args.dest, git=args.git, classroom=args.classroom)
+        handout = build_handout(args.dest, git=args.git, classroom=args.classroom,
+                                lang=os.environ.get("GRADING_LANG") or None,  # judge.py --lang sets it
+                                quiz_answers=not args.hide_quiz_answers)
     except HandoutError as exc:
         print(f"No hand-out built: {exc}")
         return 2

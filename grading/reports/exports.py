@@ -91,7 +91,7 @@ LMS_FORMATS = ("canvas", "moodle")
 
 
 def write_lms_csv(rows: dict[str, list[ExerciseResult]], path: Path, fmt: str = "canvas",
-                  assignment: str = DEFAULT_ASSIGNMENT) -> None:
+                  assignment: str = DEFAULT_ASSIGNMENT, bom: bool = False) -> None:
     """A grade import CSV with one assignment column: each student's identifier (their folder name), points and
     the maximum.
 
@@ -99,12 +99,13 @@ def write_lms_csv(rows: dict[str, list[ExerciseResult]], path: Path, fmt: str = 
         'Points Possible' row; the folder name goes into Student and SIS Login ID, which Canvas matches on.
     moodle: identifier, the assignment's points, maximum; in Moodle's CSV import map 'identifier' to username
         (or email, whatever the folders are named by) and the assignment column to the grade item.
+    bom: start with a byte-order mark, so that Excel reads accented and Chinese names right (--excel).
     """
     if fmt not in LMS_FORMATS:
         raise ValueError(f"unknown LMS format {fmt!r}; use one of {', '.join(LMS_FORMATS)}")
     totals = {name: points.total(points.scores(rs)) for name, rs in rows.items()}
     top = max((m for _, m in totals.values()), default=0.0)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as f:
         w = csv.writer(f)
         if fmt == "canvas":
             w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])

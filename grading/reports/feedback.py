@@ -21,8 +21,9 @@ MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are coun
 
 
 def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
-           notes: dict | None = None) -> list[Block]:
-    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them)."""
+           notes: dict | None = None, reason: str = "", remark: str = "") -> list[Block]:
+    """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them; `reason`:
+    why nothing of theirs was graded; `remark`: a note on their files, such as one not saved as UTF-8)."""
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
@@ -34,6 +35,10 @@ def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
                 top=points.fmt(top), passed=sum(r.passed for r in results), n=len(results))),
         ("p", _("Your code ran isolated by: {isolation}.", isolation=isolation_of(results))),
     ]
+    if reason:
+        out.append(("p", _("Nothing was graded: {reason}.", reason=reason)))
+    if remark:
+        out.append(("p", remark))
     for chapter, (p, m) in per.items():
         rs = [(r, s) for r, s in zip(results, sc) if r.chapter == chapter]
         out.append(("h2", _("Chapter {chapter}: {title} ({points} / {top} points)", chapter=chapter,
@@ -142,13 +147,13 @@ def to_html(doc: list[Block], title: str, lang: str | None = None) -> str:
 
 
 def write_feedback(folder: Path, student: str, results: list[ExerciseResult], titles: dict[str, str],
-                   notes: dict | None = None,
-                   lang: str | None = None) -> tuple[Path, Path]:
+                   notes: dict | None = None, lang: str | None = None, reason: str = "",
+                   remark: str = "") -> tuple[Path, Path]:
     """Write `folder/<student>.md` and `folder/<student>.html` in `lang` (grading/i18n.py); return both paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lang = i18n.language(lang)
-    doc = blocks(student, results, titles, notes)
+    doc = blocks(student, results, titles, notes, reason, remark)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
     md.write_text(to_markdown(doc, lang), encoding="utf-8")
     page.write_text(to_html(doc, _("Feedback for {student}", student=student), lang), encoding="utf-8")

