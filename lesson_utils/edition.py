@@ -30,3 +30,27 @@ def notebook_language() -> str | None:
             if part == "notebooks" and parts[i + 1] in EDITIONS:
                 return parts[i + 1]
     return None
+
+
+def _code(value: str) -> str:
+    """'zh_CN.UTF-8', 'zh-Hans', 'zh:en' -> 'zh'."""
+    return value.split(":")[0].split(".")[0].split("_")[0].split("-")[0].lower()
+
+
+def language(explicit: str | None = None) -> str:
+    """The language the course speaks here, by the rule check() follows (grading/notebook.py check_language):
+    `explicit`, else GRADING_LANG, else the notebook's edition (notebooks/zh/ -> "zh"), else the locale
+    (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), else English. An unknown `explicit` raises ValueError."""
+    if explicit is not None and _code(explicit) not in EDITIONS:
+        raise ValueError(f"unknown language {explicit!r}: choose one of {', '.join(EDITIONS)}")
+    for value in (explicit, os.environ.get("GRADING_LANG")):
+        if value and _code(value) in EDITIONS:
+            return _code(value)
+    edition = notebook_language()
+    if edition:
+        return edition
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var)
+        if value and _code(value) in EDITIONS:
+            return _code(value)
+    return "en"
