@@ -1,5 +1,6 @@
 """The judge's message catalogs (grading/i18n.py), kept with Babel: one domain per chapter's checks module
-(grading/checks/chNN_*) and `judge` for the rest of grading/ and judge.py.
+(grading/checks/chNN_*), `judge` for the rest of grading/ and judge.py, and `course` for course.py and
+lesson_utils/ (translated at once by lesson_utils/edition.py, with the standard library's gettext).
 
     python -m tools.messages extract    list every domain's messages found in the sources
     python -m tools.messages update     merge them into grading/locale/<lang>/LC_MESSAGES/<domain>.po (new ones
@@ -28,6 +29,7 @@ LOCALE = GRADING / "locale"
 TRANSLATED = ("zh",)  # English is the msgids themselves
 KEYWORDS = {"_": None, "N_": None}  # _(msgid, **kwargs) and N_(msgid): the first argument is the message
 JUDGE = "judge"
+COURSE = "course"
 
 
 def _chapter_domain(path: Path) -> str | None:
@@ -43,6 +45,7 @@ def sources() -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {JUDGE: [REPO / "judge.py"]}
     for path in sorted(GRADING.rglob("*.py")):
         out.setdefault(_chapter_domain(path) or JUDGE, []).append(path)
+    out[COURSE] = [REPO / "course.py", *sorted((REPO / "lesson_utils").rglob("*.py"))]
     return out
 
 
