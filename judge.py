@@ -214,6 +214,12 @@ def cmd_hint(args) -> int:
             if e.name == args.target:
                 say(_("{name} (chapter {chapter}): {summary}", name=e.name, chapter=chapter.number, summary=e.summary)
                     + "\n" + _("Hint: {hint}", hint=e.hint))
+                from grading.i18n import language
+
+                if language() == "zh" and not e.is_quiz:  # the contract: the English one is the stub's docstring
+                    from grading.contracts import contract_lines
+
+                    say("\n" + contract_lines(e.name))
                 return 0
     say(_("No exercise called {name}. Try: python judge.py list", name=repr(args.target)))
     return 2
