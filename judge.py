@@ -318,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
                    "else the locale); teacher files keep their English column names")
+    from grading.i18n import language
+    from grading.usage import translate_help
+
+    translate_help(p, language())  # --help in Chinese under --lang zh, GRADING_LANG or a Chinese locale
     args = p.parse_args(argv)
     console_safe()
     words = list(args.words)
