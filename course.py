@@ -46,15 +46,23 @@ NBVAL_ARGS = [
 ]
 
 
-def _load_edition():
-    """lesson_utils/edition.py, loaded by its path: `import lesson_utils` would import torch, which setup installs."""
-    spec = importlib.util.spec_from_file_location("course_edition", ROOT / "lesson_utils" / "edition.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _english(msgid: str, **kwargs: object) -> str:
+    return msgid.format(**kwargs) if kwargs else msgid
 
 
-_ = _load_edition()._  # a message in the course's language: gettext domain `course` (grading/locale)
+def _translator():
+    """`_` of lesson_utils/edition.py (gettext domain `course`), loaded by its path: `import lesson_utils` would
+    import torch, which setup installs. English if that file cannot be loaded (a Python older than 3.8)."""
+    try:
+        spec = importlib.util.spec_from_file_location("course_edition", ROOT / "lesson_utils" / "edition.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module._
+    except (OSError, SyntaxError, ImportError, AttributeError):
+        return _english
+
+
+_ = _translator()  # a message in the course's language
 
 
 def venv_python() -> Path:
