@@ -363,7 +363,7 @@ def main() -> int:
         return site(sys.argv[2:])
     if command == "test" and sys.argv[2:] in ([], ["--no-notebooks"]):
         return test(notebooks=not sys.argv[2:])
-    print(__doc__)
+    print(_(__doc__))  # its Chinese is in the catalog (grading/usage.py COURSE_HELP)
     return 0 if command in ("help", "-h", "--help") else 2
 
 

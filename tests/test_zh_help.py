@@ -39,3 +39,16 @@ def test_help_in_english_is_unchanged():
     flat = " ".join(en.split())
     stale = [t[:60] for t in usage.TEXTS if " ".join(t.split()) not in flat]
     assert not stale, f"grading/usage.py copies judge.py's help texts to translate them; these changed: {stale}"
+
+
+def test_course_py_help_follows_the_language():
+    sys.path.insert(0, str(REPO))
+    import course
+
+    assert usage.COURSE_HELP == course.__doc__, "grading/usage.py COURSE_HELP copies course.py's docstring: update it"
+    base = {"PATH": os.environ.get("PATH", ""), "LANG": "en_US.UTF-8"}
+    for env, words in (({"LANG": "zh_CN.UTF-8"}, "在 Linux、macOS 和 Windows 上安装并运行课程"),
+                       ({"GRADING_LANG": "en", "LANG": "zh_CN.UTF-8"}, "Set up the course and run it")):
+        done = subprocess.run([sys.executable, "-S", str(REPO / "course.py"), "help"], capture_output=True,
+                              text=True, env=base | env, timeout=60)
+        assert done.returncode == 0 and done.stdout.startswith(words), done.stdout + done.stderr

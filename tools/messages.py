@@ -30,7 +30,7 @@ TRANSLATED = ("zh",)  # English is the msgids themselves
 KEYWORDS = {"_": None, "N_": None}  # _(msgid, **kwargs) and N_(msgid): the first argument is the message
 JUDGE = "judge"
 COURSE = "course"
-COURSE_IN_GRADING = ("contracts.py", "usage.py")  # grading/ modules whose messages are kept in `course`, apart from `judge`
+COURSE_IN_GRADING = ("contracts.py", "usage.py")  # grading/ modules whose messages are in `course`, not `judge`
 
 
 def _chapter_domain(path: Path) -> str | None:
