@@ -3,6 +3,7 @@ doctor of `judge.py doctor` and notebook 00) speak Chinese under --lang zh, GRAD
 Chinese notebook: gettext domain `course` (lesson_utils/edition.py), read with the standard library alone."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -86,9 +87,9 @@ def test_course_py_speaks_chinese_with_the_standard_library_alone():
             "sys.argv[1:] = course.take_lang(['setup', '--lang', 'zh']); "
             "print(sys.argv[1:], course._('Setup finished in {seconds:.0f} s.', seconds=12.4)); "
             "print(course._('CPU build (no CUDA)'), 'babel' in sys.modules, 'torch' in sys.modules)")
-    env = {"PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8"}
+    env = {**{k: v for k, v in os.environ.items() if k not in LOCALE_VARS}, "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run([sys.executable, "-S", "-c", code, str(REPO)], capture_output=True, text=True, env=env,
-                          timeout=60)
+                          timeout=60, encoding="utf-8")
     assert done.stdout.splitlines() == ["['setup'] 安装完成，用时 12 秒。", "CPU 版（没有 CUDA） False False"], \
         done.stdout + done.stderr
 

@@ -33,9 +33,10 @@ def test_every_contract_has_its_chinese(name):
 
 
 def _hint(*args: str) -> str:
-    env = {**os.environ, "GRADING_LANG": "", "LANG": "en_US.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""}
+    env = {**os.environ, "GRADING_LANG": "", "LANG": "en_US.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "",
+           "PYTHONIOENCODING": "utf-8"}  # a Windows pipe would otherwise be cp1252
     done = subprocess.run([sys.executable, str(REPO / "judge.py"), *args], capture_output=True, text=True, cwd=REPO,
-                          env=env, timeout=120)
+                          env=env, timeout=120, encoding="utf-8")
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

@@ -11,14 +11,16 @@ from pathlib import Path
 from grading import i18n, usage
 
 REPO = Path(__file__).resolve().parent.parent
+LOCALE_VARS = ("GRADING_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 # What stays as is: option names, metavars and choices (FILE, {en,zh}), paths and file names, product names
 CODE = re.compile(r"GitHub Classroom|--?[\w-]+|\{[^}]*\}|\b[A-Z][A-Z_]+\b|\S*[/.<>_]\S*")
 
 
 def _help(*env: tuple[str, str]) -> str:
-    base = {**os.environ, "GRADING_LANG": "", "LANG": "en_US.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""}
+    base = {**os.environ, "GRADING_LANG": "", "LANG": "en_US.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "",
+            "PYTHONIOENCODING": "utf-8"}  # a Windows pipe would otherwise be cp1252
     done = subprocess.run([sys.executable, str(REPO / "judge.py"), "--help"], capture_output=True, text=True,
-                          cwd=REPO, env=base | dict(env), timeout=120)
+                          cwd=REPO, env=base | dict(env), timeout=120, encoding="utf-8")
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -46,9 +48,9 @@ def test_course_py_help_follows_the_language():
     import course
 
     assert usage.COURSE_HELP == course.__doc__, "grading/usage.py COURSE_HELP copies course.py's docstring: update it"
-    base = {"PATH": os.environ.get("PATH", ""), "LANG": "en_US.UTF-8"}
+    base = {**{k: v for k, v in os.environ.items() if k not in LOCALE_VARS}, "PYTHONIOENCODING": "utf-8"}
     for env, words in (({"LANG": "zh_CN.UTF-8"}, "在 Linux、macOS 和 Windows 上安装并运行课程"),
                        ({"GRADING_LANG": "en", "LANG": "zh_CN.UTF-8"}, "Set up the course and run it")):
         done = subprocess.run([sys.executable, "-S", str(REPO / "course.py"), "help"], capture_output=True,
-                              text=True, env=base | env, timeout=60)
+                              text=True, env=base | env, timeout=60, encoding="utf-8")
         assert done.returncode == 0 and done.stdout.startswith(words), done.stdout + done.stderr
