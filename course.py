@@ -228,6 +228,8 @@ def lab(extra: list[str]) -> None:
 # Another CPU would pick other kernels: the notebooks run once more as if on an older x86, an AMD or an
 # Apple-silicon laptop, so an output that only one kind of CPU prints the same way cannot land.
 PORTABLE_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+# Each notebook pass computes on one thread, so the two passes side by side do not crowd two cores.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 # The judge once more as on Windows: the spawn backend (spare processes, no fork), os.fork removed by
@@ -255,8 +257,13 @@ def judge_without_fork(py: Path, env: dict) -> int:
 def notebook_passes(py: Path, env: dict) -> list[int]:
     """nbval on every notebook, on this CPU's own kernels and on portable ones (PORTABLE_ENV), both at once: each
     pass runs one kernel at a time, much of a notebook's time is imports, model loads and waits, and two cores take
-    the two passes in about the time of one and a half. The portable pass leaves out the cells that only call
-    check() (tests/nbval_portable.py): their output is not compared and the first pass runs them. Each pass's output is printed whole when both are done."""
+    the two passes in about the time of one and a half. Each pass's kernel computes on one thread (ONE_THREAD): two
+    passes of two threads each on two cores made both wait on each other's spinning threads (595 s side by side
+    against 275 s for one pass alone). The outputs do not depend on the thread count (the committed ones came from
+    two threads, a learner's laptop has more). The portable pass leaves out the cells that only call check()
+    (tests/nbval_portable.py): their output is not compared and the first pass runs them. Each pass's output is
+    printed whole when both are done."""
+    env = env | ONE_THREAD
     tests = os.pathsep.join(filter(None, [str(ROOT / "tests"), env.get("PYTHONPATH")]))
     portable = PORTABLE_ENV | {"PYTHONPATH": tests}  # tests/nbval_portable.py: this pass leaves out check() cells
     passes = [("this CPU's own kernels", {}, []),

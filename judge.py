@@ -7,7 +7,8 @@
     python judge.py list            every exercise with its status and points
     python judge.py progress        every chapter: how many exercises pass and which are left
     python judge.py doctor          check the environment and the course model
-    python judge.py check           prove every stub fails and every solution passes
+    python judge.py prove           prove every stub fails, every solution passes and every mutant fails
+                                    (`check` is the same command, its older name)
     python judge.py --solutions     grade solutions/ instead
     python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
         --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
@@ -35,7 +36,7 @@ def say(text: str = "", **kwargs) -> None:
     """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
     print(show(text), **kwargs)
 
-COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
+COMMANDS = ("prove", "check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
 
 
 def _titles(chapters) -> dict[str, str]:
@@ -43,7 +44,7 @@ def _titles(chapters) -> dict[str, str]:
 
 
 def cmd_grade(args) -> int:
-    from grading.catalog import load_chapters
+    from grading.catalog import load_chapters, select
     from grading.engine import scheduler
     from grading.engine.sandbox import detect
     from grading.reports import console
@@ -53,7 +54,9 @@ def cmd_grade(args) -> int:
         say(_("No folder {folder}. Run the judge from the course folder, or pass --source DIR.", folder=str(source)))
         return 2
     start = time.perf_counter()
-    printer = console.ConsolePrinter(_titles(load_chapters()), verbose=not args.quiet, source=source)
+    chapters = load_chapters()
+    select(chapters, args.target)  # an unknown target is told before the sandbox is probed
+    printer = console.ConsolePrinter(_titles(chapters), verbose=not args.quiet)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
     printer.totals(results)
@@ -63,7 +66,7 @@ def cmd_grade(args) -> int:
     if args.json or args.gradescope or args.classroom:
         from grading import dependencies
 
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     if args.json:
         console.to_json(results, Path(args.json), str(source), notes)
     if args.junit:
@@ -72,14 +75,14 @@ def cmd_grade(args) -> int:
         from grading.reports import exports
 
         if args.gradescope:
-            exports.write_gradescope(results, Path(args.gradescope), seconds, source, notes=notes)
+            exports.write_gradescope(results, Path(args.gradescope), seconds, notes=notes)
         if args.classroom:
-            exports.write_classroom(results, Path(args.classroom), source, notes=notes)
+            exports.write_classroom(results, Path(args.classroom), notes=notes)
     return 0 if results and all(r.passed for r in results) else 1
 
 
 def cmd_class(args) -> int:
-    from grading.catalog import load_chapters
+    from grading.catalog import load_chapters, select
     from grading.engine import scheduler
     from grading.engine.sandbox import detect
     from grading.reports.gradebook import progress_line, write_class_outputs
@@ -89,6 +92,7 @@ def cmd_class(args) -> int:
     if not students:
         say(_("No student folders in {folder}: expected {folder}/<student>/exercises/.", folder=str(folder)))
         return 2
+    select(load_chapters(), args.target)  # an unknown target is told before the sandbox is probed
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     class_start = time.perf_counter()
     finished: list[str] = []
@@ -108,7 +112,7 @@ def cmd_class(args) -> int:
         return 2
     rows = {s.name: results for s, results in zip(students, graded)}
     gradebook = Path(args.gradebook or "gradebook.csv")
-    write_class_outputs(rows, {s.name: s / "exercises" for s in students}, _titles(load_chapters()),
+    write_class_outputs(rows, _titles(load_chapters()),
                         gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
                         lms_format=args.lms)
     return 0
@@ -301,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["handout"]:
         return cmd_handout(argv[1:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("words", nargs="*", help="a command (check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) "
+    p.add_argument("words", nargs="*", help="a command (prove or check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) "
                    "or a chapter/exercise")
     p.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
     p.add_argument("--source", help="grade the exercise files in this folder")
@@ -333,10 +337,22 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_gradescope_package(args)
     if args.class_dir:
         return cmd_class(args)
-    handler = {"check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz,
+    handler = {"prove": cmd_check, "check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz,
                "progress": cmd_progress}
     return handler.get(command, cmd_grade)(args)
 
 
+def run(argv: list[str] | None = None) -> int:
+    """main(), with the course's own errors (grading.catalog.CatalogError: an unknown target, checks that fail to
+    load) shown as their message on stderr and exit code 1."""
+    from grading.catalog import CatalogError
+
+    try:
+        return main(argv)
+    except CatalogError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

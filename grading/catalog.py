@@ -1,5 +1,8 @@
 """The course's chapters: every check module under grading/checks/, and which chapters and exercises a target
-('04', 'ch04', 'ch04_sampling', an exercise name, or nothing for all) selects."""
+('04', 'ch04', 'ch04_sampling', an exercise name, or nothing for all) selects.
+
+Library code: a bad target or a broken checks module raises CatalogError (its text names the problem and the fix);
+judge.py and check() show that text, nothing here ends the process."""
 from __future__ import annotations
 
 import importlib
@@ -11,10 +14,26 @@ from .model import Chapter, Exercise
 CHECKS = Path(__file__).resolve().parent / "checks"
 
 
+class CatalogError(ValueError):
+    """A target that names no chapter or exercise, or the course's own checks failing to load."""
+
+
 def chapter_number(target: str | int) -> str | None:
     """'04' for '4', '04', 'ch04' or 'CH4'; None when `target` is no chapter number (an exercise name)."""
     t = str(target).strip().lower().removeprefix("ch")
     return t.zfill(2) if t.isdigit() else None
+
+
+def _check_calls(chapter: Chapter) -> None:
+    """Every case names a call protocol that exists in grading/worker/calls/ (learner-side code lives there)."""
+    from .worker.calls import PROTOCOLS  # torch: the checks loaded just before import it anyway
+
+    for ex in chapter.exercises:
+        for case in ex.cases:
+            if case.call not in PROTOCOLS:
+                raise TypeError(f"{ex.name}, case {case.name!r}: call= must name a protocol in grading/worker/calls/ "
+                                f"({', '.join(PROTOCOLS)}), got {case.call!r}. Learner-side code lives there, never "
+                                "in a chapter's checks (see grading/README.md).")
 
 
 def load_chapters() -> list[Chapter]:
@@ -23,10 +42,13 @@ def load_chapters() -> list[Chapter]:
     chapters = []
     for n in names:
         try:
-            chapters.append(importlib.import_module(f"grading.checks.{n}").CHAPTER)
+            chapter = importlib.import_module(f"grading.checks.{n}").CHAPTER
+            _check_calls(chapter)
         except Exception as exc:
-            raise SystemExit(f"The course's own checks in grading/checks/{n} fail to load ({type(exc).__name__}: "
-                             f"{exc}). This is a bug in the course, not in your exercises: update your copy of the course.")
+            raise CatalogError(f"The course's own checks in grading/checks/{n} fail to load ({type(exc).__name__}: "
+                               f"{exc}). This is a bug in the course, not in your exercises: update your copy of the "
+                               "course.") from exc
+        chapters.append(chapter)
     return chapters
 
 
@@ -37,7 +59,8 @@ def find_chapter(chapters: list[Chapter], target: str | int) -> Chapter | None:
 
 
 def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, list[Exercise]]]:
-    """Chapters and exercises matching a chapter ('01', 'ch01', 'ch01_embeddings'), an exercise name, or everything."""
+    """Chapters and exercises matching a chapter ('01', 'ch01', 'ch01_embeddings'), an exercise name, or everything;
+    CatalogError when nothing matches."""
     if not target:
         return [(c, list(c.exercises)) for c in chapters]
     number = chapter_number(target)
@@ -48,5 +71,5 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
     picked = [(c, es) for c, es in picked if es]
     if not picked:
         known = ", ".join(e.name for c in chapters for e in c.exercises)
-        raise SystemExit(f"No chapter or exercise called {target!r}. Exercises: {known}")
+        raise CatalogError(f"No chapter or exercise called {target!r}. Exercises: {known}")
     return picked

@@ -186,8 +186,8 @@ def render_all(data, lang: str):
 
 
 def untranslated(result, lang: str = "zh") -> list[str]:
-    """`leaks` of a marked ExerciseResult: its name, message and every case's name and message."""
-    texts = [result.name, result.message, *(t for c in result.cases for t in (c.name, c.message))]
+    """`leaks` of a marked ExerciseResult: its name, message and every case's name, message and named mistake."""
+    texts = [result.name, result.message, *(t for c in result.cases for t in (c.name, c.message, c.mistake))]
     return [leak for text in texts for leak in leaks(text, lang)]
 
 
@@ -197,11 +197,12 @@ def has_catalog(domain: str, lang: str = "zh") -> bool:
 
 
 def localize(result, lang: str):
-    """A copy of an ExerciseResult (or CaseResult) with its name and messages rendered in `lang`."""
+    """A copy of an ExerciseResult (or CaseResult) with its name, messages, mistake, summary and hint rendered in
+    `lang`."""
     import dataclasses
 
     changes = {f.name: render(getattr(result, f.name), lang) for f in dataclasses.fields(result)
-               if f.name in ("name", "message")}
+               if f.name in ("name", "message", "mistake", "summary", "hint")}
     if hasattr(result, "cases"):
         changes["cases"] = [localize(c, lang) for c in result.cases]
     return dataclasses.replace(result, **changes)

@@ -14,12 +14,28 @@ from typing import Any, Callable
 
 from .i18n import N_, _, verbatim
 
-class CheckFailed(Exception):
-    """A learner result that does not match the reference; the message teaches."""
-
-
-# How a check names a mistake: checks/compare.py writes it, reports/messages.py reads it back in any language.
+# How a named mistake reads after the message it explains (a CaseResult's full_message, a CheckFailed's str).
 MISTAKE_MSG = N_("Likely mistake: {mistake}")
+
+
+def with_mistake(message: str, mistake: str) -> str:
+    """`message` followed by the line that names `mistake` (nothing added when `mistake` is '')."""
+    return message + ("\n  " + _(MISTAKE_MSG, mistake=mistake) if mistake else "")
+
+
+class CheckFailed(Exception):
+    """A learner result that does not match the reference. `message` teaches what is wrong; `mistake` is the one
+    known mistake that explains it, when the evidence singles one out (grading/checks/compare.py names it), else ''.
+    str() gives both, as the learner reads them."""
+
+    def __init__(self, message: str = "", mistake: str = ""):
+        super().__init__(message, mistake)
+        self.message, self.mistake = message, mistake
+
+    def __str__(self) -> str:
+        return with_mistake(self.message, self.mistake)
+
+
 PASSED, WRONG, ERROR, TIMEOUT, NOT_ATTEMPTED = "passed", "wrong answer", "error", "timeout", "not attempted"
 STATUS_TEXT = {PASSED: N_("passed"), WRONG: N_("wrong answer"), ERROR: N_("error"), TIMEOUT: N_("timeout"),
                NOT_ATTEMPTED: N_("not attempted")}  # statuses are stable machine values; shown with status_text
@@ -32,25 +48,55 @@ def status_text(status: str) -> str:
 
 @dataclass
 class CaseResult:
+    """One case's verdict, as every report reads it (filled once by grading/engine/checker.py)."""
+
     name: str
     passed: bool
     seconds: float = 0.0
-    message: str = ""
+    message: str = ""  # what failed, without the named mistake
+    mistake: str = ""  # the named mistake (CheckFailed.mistake), or ''
+    error_type: str = ""  # the class name of what the learner's code raised ("ValueError"), or ''
+
+    @property
+    def full_message(self) -> str:
+        """The message with its named mistake, as the learner reads it in a case's details."""
+        return with_mistake(self.message, self.mistake)
 
 
 @dataclass
 class ExerciseResult:
+    """One exercise's verdict with everything a report shows (filled once by grading/engine/checker.py)."""
+
     chapter: str
     name: str
     status: str
     cases: list[CaseResult] = field(default_factory=list)
-    message: str = ""
+    message: str = ""  # the message of the whole exercise when nothing was checked case by case, else ''
     isolation: str = ""  # the sandbox the learner's code ran in (grading/engine/sandbox.py: "bubblewrap" or "audit hooks")
     is_quiz: bool = False  # the exercise's Exercise.is_quiz (a quiz's cases are its questions)
+    points: float = 0.0  # what this result earned (all or nothing, or the passed cases' share: score())
+    max_points: float = 0.0  # what the exercise is worth (Exercise.points)
+    summary: str = ""  # the exercise's one-line summary
+    hint: str = ""  # the exercise's hint
+    import_error: str = ""  # the class name of what importing the learner's file raised ("SyntaxError"), or ''
+    fails_through: list[tuple[str, str]] = field(default_factory=list)  # (name, status) of the learner's own
+    # failing exercise functions this one calls (grading/dependencies.py reads them from the learner's file)
 
     @property
     def passed(self) -> bool:
         return self.status == PASSED
+
+
+def score(ex: "Exercise", cases_passed: list[bool], passed: bool) -> float:
+    """The points an exercise earns: all or nothing, or shared by the cases' weights (in `ex.cases` order) when it
+    gives partial credit."""
+    if passed:
+        return round(float(ex.points), 2)
+    total = sum(c.points for c in ex.cases)
+    if not ex.partial_credit or not total:
+        return 0.0
+    got = sum(c.points for c, ok in zip(ex.cases, cases_passed) if ok)
+    return round(float(ex.points) * got / total, 2)
 
 
 QUIZ_SALT = "llm-course-quiz-v1"
@@ -75,14 +121,11 @@ class Case:
     points: float = 1.0  # this case's weight when its exercise gives partial credit
 
     def __post_init__(self):
-        from .worker.calls import PROTOCOLS
-
         if self.call is None:
             self.call = "call"
-        if not isinstance(self.call, str) or self.call not in PROTOCOLS:
-            raise TypeError(f"Case {self.name!r}: call= must name a protocol in grading/worker/calls/ "
-                            f"({', '.join(PROTOCOLS)}), got {self.call!r}. Learner-side code lives there, "
-                            "never in a chapter's checks (see grading/README.md).")
+        if not isinstance(self.call, str):  # that the name is a protocol: grading/catalog.py, when it loads CHAPTER
+            raise TypeError(f"Case {self.name!r}: call= must name a protocol in grading/worker/calls/, got "
+                            f"{self.call!r}. Learner-side code lives there, never in a chapter's checks.")
 
 
 @dataclass

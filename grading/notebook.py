@@ -17,12 +17,11 @@ from lesson_utils.edition import notebook_language
 
 from . import i18n
 from .i18n import _
-from .catalog import load_chapters
+from .catalog import load_chapters, select
 from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult, status_text
 from .reports.console import progress_lines
-from .reports.messages import case_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 _checker: Checker | None = None  # inputs and verdicts, built once per session
@@ -61,10 +60,10 @@ class CheckResult:
         """When the first failure names no mistake (its input cannot tell the possible causes apart), the mistake
         a later failing case of the same exercise names, as one more line; else ''."""
         r, c = first
-        if case_mistake(c):
+        if c.mistake:
             return ""
-        other = next((o for o in r.cases if not o.passed and case_mistake(o)), None)
-        return "\n" + _("Likely mistake: {mistake} (case '{case}' tells it apart)", mistake=case_mistake(other),
+        other = next((o for o in r.cases if not o.passed and o.mistake), None)
+        return "\n" + _("Likely mistake: {mistake} (case '{case}' tells it apart)", mistake=other.mistake,
                         case=other.name) if other else ""
 
     def _left(self) -> list[str]:
@@ -79,7 +78,7 @@ class CheckResult:
         first = self._first_failure()
         if first:
             r, c = first
-            message = self._t(c.message + self._named_elsewhere(first))
+            message = self._t(c.full_message + self._named_elsewhere(first))
             lines.append("\n" + self._t(_("First failure: {name}, case '{case}':", name=r.name, case=c.name))
                          + "\n  " + message.replace("\n", "\n  "))
         if self.target is None:
@@ -106,7 +105,7 @@ class CheckResult:
             r, c = first
             name, case = "<code>" + html.escape(r.name) + "</code>", "<i>" + html.escape(self._t(c.name)) + "</i>"
             out.append("<p>" + self._t(_("<b>First failure</b>: {name}, case {case}", name=name, case=case)) + "</p>"
-                       + f"{PRE}{html.escape(self._t(c.message + self._named_elsewhere(first)))}</pre>")
+                       + f"{PRE}{html.escape(self._t(c.full_message + self._named_elsewhere(first)))}</pre>")
         if self.target is None:
             out.append(PRE + html.escape(self._t("\n".join(progress_lines(self.results, self.chapters)))) + "</pre>")
         done = sum(r.passed for r in self.results)
@@ -144,12 +143,10 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
     folder = Path(source) if source else REPO / "exercises"
     start = time.perf_counter()
     with _lock:
-        _checker = _checker or Checker()
         chapters = load_chapters()
-        try:
-            results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker, lang=i18n.MARKED)
-        except SystemExit as exc:  # an unknown name: say so in the notebook without stopping the kernel
-            raise ValueError(str(exc)) from None
+        select(chapters, target)  # an unknown name: a CatalogError (a ValueError) before any worker starts
+        _checker = _checker or Checker()
+        results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker, lang=i18n.MARKED)
     shown = check_language(lang)
     return CheckResult([i18n.localize(r, shown) for r in results], target, time.perf_counter() - start,
                        detect().name, chapters, shown)

@@ -23,8 +23,11 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
+import sys
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Sequence
 
 import torch
@@ -76,15 +79,59 @@ def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, l
     body = body.replace("{id}", fid)
     for key, value in words.items():
         body = body.replace("{t:" + key + "}", html.escape(value))
-    script = (f"(function(){{var root=document.getElementById({json.dumps(fid)});\n{_asset('common.js')}\n"
-              f"{_asset(kind + '.js')}\n}})();")
     page = (f'<div class="course-figure" data-figure="{kind}" id="{fid}" data-lang="{mode}">'
             f"<style>{_asset('figures.css')}</style>"
             f'<p class="cf-note">{html.escape(NOTE)}</p>'
             f"<figure>{body}</figure>"
             f'<script type="application/json" class="cf-data">{payload}</script>'
-            f"<script>{script}</script></div>")
+            f"<script>{_script(kind, fid)}</script></div>")
     return WebFigure(kind, page, data, text["en"]["alt"])
+
+
+def _script(kind: str, fid: str) -> str:
+    """The figure's script: common.js and KIND.js, run with `root` = the figure's element."""
+    return (f"(function(){{var root=document.getElementById({json.dumps(fid)});\n{_asset('common.js')}\n"
+            f"{_asset(kind + '.js')}\n}})();")
+
+
+SAVED = re.compile(r'<div class="course-figure" data-figure="([\w-]+)" id="(cf-[0-9a-f]+)"')
+
+
+def with_current_assets(saved: str) -> str:
+    """A saved figure's HTML (a notebook output) with this version's figures.css and scripts; data and text as saved.
+
+    The style and the script are the same for every figure of a kind, so a notebook's figure outputs can follow a
+    change to lesson_utils/web/ without re-running the notebook (`python -m lesson_utils.web_figures NOTEBOOK...`).
+    """
+    found = SAVED.match(saved)
+    if found is None or "<style>" not in saved or not saved.endswith("</script></div>"):
+        raise ValueError("not the HTML of a course figure (a <div class=\"course-figure\"> from this module)")
+    kind, fid = found.groups()
+    styled = re.sub(r"<style>.*?</style>", lambda _: f"<style>{_asset('figures.css')}</style>", saved, count=1,
+                    flags=re.S)
+    return styled[:styled.rindex("<script>")] + f"<script>{_script(kind, fid)}</script></div>"
+
+
+def saved_figures(notebook: dict) -> list[dict]:
+    """The outputs of a notebook (its JSON) that hold a course figure's HTML."""
+    return [out for cell in notebook["cells"] for out in cell.get("outputs", [])
+            if "".join(out.get("data", {}).get("text/html", "")).startswith('<div class="course-figure"')]
+
+
+def refresh_notebook(path: Path) -> bool:
+    """Give the figure outputs saved in the notebook at `path` this version's style and scripts; True if it changed.
+
+    The file is written as Jupyter writes it (one-space indent, sorted keys), so nothing else in it changes.
+    """
+    text = path.read_text(encoding="utf-8")
+    notebook = json.loads(text)
+    for out in saved_figures(notebook):
+        fresh = with_current_assets("".join(out["data"]["text/html"]))
+        out["data"]["text/html"] = fresh.splitlines(keepends=True)
+    new = json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
 
 
 def _round(values: torch.Tensor | Sequence[float], digits: int) -> list:
@@ -286,3 +333,8 @@ def lm_head_scan(h: torch.Tensor, W: torch.Tensor, tok, prompt: str, top: int = 
             '<p class="cf-readout" aria-live="polite" data-t="start">{t:start}</p>'
             '<figcaption><strong data-t="title">{t:title}</strong> <span data-t="slice">{t:slice}</span></figcaption>')
     return _figure("lm-head-scan", data, text, body, lang)
+
+
+if __name__ == "__main__":  # python -m lesson_utils.web_figures NOTEBOOK...: refresh their saved figures' scripts
+    for name in sys.argv[1:]:
+        print(f"{name}: {'updated' if refresh_notebook(Path(name)) else 'already current'}")

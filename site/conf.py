@@ -7,6 +7,8 @@ nothing is executed (nb_execution_mode = "off").
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +16,23 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 LANG = os.environ.get("COURSE_SITE_LANG", "en")
-REPO_URL = os.environ.get("COURSE_REPO_URL", "").rstrip("/")
+
+
+def _repo_url() -> str:
+    """The course repository's web address: COURSE_REPO_URL, else this clone's `origin` remote (as https), else ""."""
+    url = os.environ.get("COURSE_REPO_URL", "").strip()
+    if not url:
+        try:
+            url = subprocess.run(["git", "-C", str(HERE.parent), "remote", "get-url", "origin"], capture_output=True,
+                                 text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            url = ""
+        url = re.sub(r"^git@([^:]+):", r"https://\1/", url)  # git@github.com:owner/name.git
+        url = url if url.startswith("https://") else ""
+    return re.sub(r"\.git$", "", url.rstrip("/"))
+
+
+REPO_URL = _repo_url()
 EDITIONS = {
     "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "Chinese",
            "other_label": "中文版", "other_prefix": "zh/"},

@@ -145,6 +145,7 @@ def test_notebook_passes_run_both_kernel_sets_at_once_and_print_each_whole(monke
     out = capsys.readouterr().out
     assert "pass 1: native" in out and "pass 2: default" in out and out.index("pass 1") < out.index("pass 2")
     assert "ATEN_CPU_CAPABILITY" not in started[0] and started[1]["ATEN_CPU_CAPABILITY"] == "default"
+    assert all(env["OMP_NUM_THREADS"] == env["MKL_NUM_THREADS"] == "1" for env in started)  # no crowding
 
 
 def test_unknown_test_arguments_are_refused(monkeypatch, capsys):

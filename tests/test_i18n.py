@@ -48,16 +48,19 @@ def test_marked_messages_render_in_both_languages_and_leaks_are_found():
     assert i18n.leaks(verbatim("Traceback: learner text stays as is"), "zh") == []
 
 
-def test_likely_mistake_is_read_in_both_languages():
-    from grading.checks.compare import named_mistake
-    from grading.reports.messages import split_mistake
+def test_likely_mistake_is_shown_in_both_languages():
+    from grading.checks.compare import expect_equal
+    from grading.model import CaseResult, CheckFailed
 
-    msg = _("{what}: expected {expected}, got {got}{kind}.", what="x", expected="1", got="2", kind="") + \
-        named_mistake(2, [(_("result"), 2)], expected=1)
-    head, mistake = split_mistake(msg)
-    assert i18n.render(mistake, "zh") == "结果" and "Likely" not in head
+    with pytest.raises(CheckFailed) as failed:
+        expect_equal(2, 1, "x", mistakes=[(_("result"), 2)])
+    case = CaseResult("c", False, 0.0, failed.value.message, failed.value.mistake)
+    assert i18n.render(case.mistake, "zh") == "结果" and "Likely" not in i18n.render(case.message, "en")
     for lang in ("en", "zh"):
-        assert i18n.render(split_mistake(i18n.render(msg, lang))[1], lang) == i18n.render(_("result"), lang)
+        localized = i18n.localize(case, lang)  # the mistake is rendered as a field, and still shown with the message
+        assert localized.mistake == i18n.render(_("result"), lang)
+        assert i18n.render(localized.full_message, lang).endswith(i18n.render(_("Likely mistake: {mistake}",
+                                                                                mistake=_("result")), lang))
 
 
 def _judge(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -103,12 +106,13 @@ def test_teacher_files_keep_their_columns_and_feedback_follows_the_language(tmp_
     from grading.model import WRONG, CaseResult, ExerciseResult
     from grading.reports.gradebook import write_class_outputs
 
-    message = (_("{what}: expected {expected}, got {got}{kind}.", what=_("result"), expected="1", got="2", kind="")
-               + named_mistake(2, [(_("not answered yet"), 2)], expected=1))
-    results = [ExerciseResult("01", "lookup", WRONG, [CaseResult(_("question {id}", id=1), False, 0.0, message)])]
+    failed = named_mistake(2, [(_("not answered yet"), 2)], expected=1).fail(
+        _("{what}: expected {expected}, got {got}{kind}.", what=_("result"), expected="1", got="2", kind=""))
+    results = [ExerciseResult("01", "lookup", WRONG, [CaseResult(_("question {id}", id=1), False, 0.0, failed.message,
+                                                                 failed.mistake)])]
     rows = {"alice": [i18n.localize(r, "zh") for r in results]}
     book = tmp_path / "grades.csv"
-    write_class_outputs(rows, {}, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),
+    write_class_outputs(rows, {"01": "Embedding lookup"}, book, json_path=str(tmp_path / "d.json"),
                         feedback_dir=str(tmp_path / "fb"), lms_csv=str(tmp_path / "lms.csv"), lang="zh")
     header = next(csv.reader(book.open(encoding="utf-8")))
     assert header[:2] == ["student", "lookup"] and "percent" in header and "isolation" in header

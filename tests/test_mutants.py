@@ -140,17 +140,21 @@ def test_a_mistake_is_named_only_when_the_evidence_singles_it_out():
     from grading import i18n
     from grading.checks import compare
 
-    def named_mistake(*args, **kwargs) -> str:  # as an English reader gets it
-        return i18n.render(compare.named_mistake(*args, **kwargs), "en")
+    def named_mistake(*args, **kwargs) -> tuple[str, str]:  # (the mistake named, the causes listed), in English
+        diagnosis = compare.named_mistake(*args, **kwargs)
+        return diagnosis.mistake, i18n.render(diagnosis.text, "en")
 
     POSSIBLE_MARK = compare.POSSIBLE_MARK
     got, right = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0])
     one = [("A", got.clone()), ("B", torch.tensor([0.0, 0.0]))]
-    assert "Likely mistake: A" in named_mistake(got, one, expected=right)
+    assert named_mistake(got, one, expected=right) == ("A", "")
     two = [("A", got.clone()), ("B", got.clone())]
-    both = named_mistake(got, two, expected=right)
-    assert POSSIBLE_MARK in both and "Likely mistake" not in both and "A" in both and "B" in both
+    named, both = named_mistake(got, two, expected=right)
+    assert not named and POSSIBLE_MARK in both and "Likely mistake" not in both and "A" in both and "B" in both
     harmless = [("A", right.clone()), ("B", got.clone())]  # A gives the right answer here: it explains nothing
-    assert named_mistake(got, harmless, expected=right).endswith("Likely mistake: B")
+    assert named_mistake(got, harmless, expected=right) == ("B", "")
     nan = torch.tensor([float("nan")] * 2)
-    assert "Likely mistake" not in named_mistake(nan, [("A", nan.clone())], expected=right)  # NaN everywhere: weak
+    assert named_mistake(nan, [("A", nan.clone())], expected=right)[0] == ""  # NaN everywhere: weak evidence
+    failed = compare.named_mistake(got, one, expected=right).fail("x: wrong.")
+    assert (failed.message, failed.mistake) == ("x: wrong.", "A") and i18n.render(str(failed), "en") == (
+        "x: wrong.\n  Likely mistake: A")  # as the learner reads it

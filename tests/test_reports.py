@@ -22,11 +22,12 @@ import yaml
 
 from grading.catalog import load_chapters
 from grading.checks.compare import CheckFailed, expect_tensor
+from grading.engine.checker import complete
 from grading.gradescope import find_submitted
-from grading.model import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, ExerciseResult
+from grading.model import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, ExerciseResult, with_mistake
 from grading import dependencies
 from grading.reports import console, exports, feedback, points, summary
-from grading.reports.messages import error_label, split_mistake
+from grading.reports.messages import error_label
 from tools.gradescope_package import build_package
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,22 +49,28 @@ def quiz01_max() -> int:
     return len(chapter("01").quiz)
 
 
-def mistake_message(mistake: str) -> str:
-    """A real failure message from the comparison helpers, naming `mistake`."""
+def mistake_message(mistake: str) -> tuple[str, str]:
+    """A real failure from the comparison helpers naming `mistake`: (its message, the named mistake), in English."""
     got = torch.zeros(3)
     try:
         expect_tensor(got, torch.ones(3), "gradient of E", mistakes=[(mistake, torch.zeros(3))])
     except CheckFailed as exc:
-        return i18n.render(str(exc), "en")  # as grade() gives it (in English here)
+        return i18n.render(exc.message, "en"), i18n.render(exc.mistake, "en")  # as grade() gives them (in English)
     raise AssertionError("expect_tensor accepted a wrong tensor")
 
 
-def result(chapter: str, name: str, status: str, cases: list[tuple[str, bool, str]], message: str = "") -> ExerciseResult:
-    return ExerciseResult(chapter, name, status, [CaseResult(n, ok, 0.001, m) for n, ok, m in cases], message)
+def result(chapter: str, name: str, status: str, cases: list[tuple], message: str = "",
+           import_error: str = "") -> ExerciseResult:
+    """A record as the engine completes it (grading/engine/checker.py: complete); a case is (name, passed, message)
+    or (name, passed, (message, mistake))."""
+    made = [CaseResult(n, ok, 0.001, *(m if isinstance(m, tuple) else (m,))) for n, ok, m in cases]
+    r = ExerciseResult(chapter, name, status, made, message, import_error=import_error)
+    exercises = next((c.exercises for c in load_chapters() if c.number == chapter), [])
+    return complete(exercises, [r], {})[0]
 
 
-def whole(chapter: str, name: str, status: str, n: int, message: str) -> ExerciseResult:
-    return result(chapter, name, status, [(f"case {i}", False, message) for i in range(n)], message)
+def whole(chapter: str, name: str, status: str, n: int, message: str, import_error: str = "") -> ExerciseResult:
+    return result(chapter, name, status, [(f"case {i}", False, message) for i in range(n)], message, import_error)
 
 
 # ---------------------------------------------------------------- points
@@ -88,6 +95,7 @@ def test_partial_credit_follows_the_case_weights():
                                Case("hard", tuple, lambda *a: None, points=3.0)], "", points=8.0, partial_credit=True)
     r = result("09", "demo", WRONG, [("easy", False, "x"), ("hard", True, "")])
     assert points.score(r, ex).points == 6.0
+    assert complete([ex], [r], {})[0].points == 6.0 and r.max_points == 8.0  # the engine writes it into the record
 
 
 def test_totals_per_chapter_and_course():
@@ -98,33 +106,36 @@ def test_totals_per_chapter_and_course():
     q = quiz01_max()
     assert points.chapter_totals(sc) == {"01": (4.0, 3.0 + q), "04": (0.0, 3.0)}  # 3 + 1 question right
     assert points.total(sc) == (4.0, 6.0 + q)
-    assert points.course_max_points() == sum(points.max_points(e) for c in load_chapters() for e in c.exercises)
 
 
 # ---------------------------------------------------------------- messages and calls
 
 
-def test_named_mistake_is_taken_out_of_the_message():
-    msg = mistake_message("repeated ids overwrote each other.")
-    body, mistake = split_mistake(msg)
+def test_a_named_mistake_is_a_field_of_the_failure_not_words_in_its_message():
+    body, mistake = mistake_message("repeated ids overwrote each other.")
     assert mistake == "repeated ids overwrote each other." and "Likely" not in body and "expected 1" in body
-    assert split_mistake("plain failure") == ("plain failure", "")
+    case = CaseResult("a", False, 0.0, body, mistake)
+    assert i18n.render(case.full_message, "en") == body + "\n  Likely mistake: repeated ids overwrote each other."
+    assert CaseResult("b", False, 0.0, "plain failure").full_message == "plain failure"
 
 
 def test_error_labels_for_the_summary():
-    assert en_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR)) == "SyntaxError at import"
+    assert en_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR, "SyntaxError")) == "SyntaxError at import"
     raised = "your code raised an error:\n  File \"x.py\", line 2, in f\nValueError: my own bug"
-    assert en_label(result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])) == "ValueError"
+    crashed = result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])
+    crashed.cases[0].error_type = "ValueError"  # the class the learner's process sent (grading/worker/child.py)
+    assert en_label(crashed) == "ValueError"
     assert en_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
+    died = whole("01", "lookup", ERROR, 2, "The grading process died.\nMore")
+    assert en_label(died) == "The grading process died."  # no class to name: the message's first line
 
 
-def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
-    graph = dependencies.exercise_calls(REPO / "solutions" / "ch04_sampling.py",
-                                 [e.name for e in chapter("04").exercises])
+def test_calls_between_the_learners_functions_are_read_from_the_file():
+    graph = dependencies.call_graph((REPO / "solutions" / "ch04_sampling.py").read_text(encoding="utf-8"),
+                                    [e.name for e in chapter("04").exercises])
     assert graph["top_p_filter"] == ["softmax"]
     assert {"apply_temperature", "top_k_filter", "top_p_filter", "softmax"} <= set(graph["sample_next_token"])
-    learner = tmp_path / "ch04_sampling.py"
-    learner.write_text(textwrap.dedent("""
+    learner = textwrap.dedent("""
         def softmax(x, dim=-1):
             return x.exp() / x.exp().sum(dim, keepdim=True)
 
@@ -134,24 +145,25 @@ def test_calls_between_the_learners_functions_are_read_from_the_file(tmp_path):
         def top_p_filter(logits, p):
             probs = _probs(logits)  # through a helper
             return logits
-    """))
-    graph = dependencies.exercise_calls(learner, ["softmax", "top_p_filter"])
+    """)
+    graph = dependencies.call_graph(learner, ["softmax", "top_p_filter"])
     assert graph == {"softmax": [], "top_p_filter": ["softmax"]}
-    broken = {"softmax": result("04", "softmax", WRONG, [("a", False, mistake_message("no max shift"))]),
-              "top_p_filter": result("04", "top_p_filter", WRONG, [("a", False, "x")])}
-    note = i18n.render(dependencies.dependency_note(broken["top_p_filter"], graph, broken), "en")
+    broken = [result("04", "softmax", WRONG, [("a", False, mistake_message("no max shift"))]),
+              result("04", "top_p_filter", WRONG, [("a", False, "x")])]
+    softmax, top_p = complete(chapter("04").exercises, broken, graph)  # the engine records the calls once
+    assert top_p.fails_through == [("softmax", WRONG)] and softmax.fails_through == []
+    note = i18n.render(dependencies.note(top_p), "en")
     assert "top_p_filter calls your softmax, which fails its own checks" in note and "fix softmax first" in note
-    assert dependencies.dependency_note(broken["softmax"], graph, broken) == ""
-    (tmp_path / "bad.py").write_text("def oops(:\n")
-    assert dependencies.exercise_calls(tmp_path / "bad.py", ["oops"]) == {}
+    assert dependencies.note(softmax) == "" and dependencies.blocking(broken) == {("04", "top_p_filter"): ["softmax"]}
+    assert dependencies.call_graph("def oops(:\n", ["oops"]) == {}
 
 
 # ---------------------------------------------------------------- console
 
 
-def console_text(results: list[ExerciseResult], verbose: bool = True, source: Path | None = None) -> str:
+def console_text(results: list[ExerciseResult], verbose: bool = True) -> str:
     lines: list[str] = []
-    printer = console.ConsolePrinter({"01": "Embedding lookup"}, verbose, source, write=lines.append)
+    printer = console.ConsolePrinter({"01": "Embedding lookup"}, verbose, write=lines.append)
     for r in results:
         printer(r)
     printer.totals(results)
@@ -169,7 +181,7 @@ def test_a_named_mistake_is_printed_once_per_exercise():
 
 
 def test_an_import_error_is_printed_once_per_chapter_and_quiet_is_one_line_per_exercise():
-    rs = [whole("01", n, ERROR, 6, SYNTAX_ERROR) for n in ("lookup", "lookup_onehot", "row_byte_offset")]
+    rs = [whole("01", n, ERROR, 6, SYNTAX_ERROR, "SyntaxError") for n in ("lookup", "lookup_onehot", "row_byte_offset")]
     out = console_text(rs)
     assert out.count("SyntaxError") == 1 and out.count("the same error as lookup above") == 2
     quiet = console_text(rs + [result("01", "quiz01", NOT_ATTEMPTED, [("question 1", False, "not answered yet")])],
@@ -241,7 +253,8 @@ def test_json_and_junit_reports_carry_points_and_totals(tmp_path):
     assert (data["points"], data["max_points"]) == (3, 9)
     assert data["chapters"] == {"01": {"points": 3, "max_points": 6}, "04": {"points": 0, "max_points": 3}}
     back = data["exercises"][1]
-    assert back["mistakes"] == ["repeated ids overwrote each other."] and back["cases"][0]["message"] == msg
+    assert back["mistakes"] == ["repeated ids overwrote each other."]
+    assert back["cases"][0]["message"] == i18n.render(with_mistake(*msg), "en")  # as the learner reads it
     assert back["cases"][0]["mistake"] == "repeated ids overwrote each other." and back["points"] == 0
     console.to_junit(rs, tmp_path / "r.xml")
     root = ET.parse(tmp_path / "r.xml").getroot()
@@ -307,7 +320,7 @@ def validate_classroom(data: dict) -> None:
 
 def test_classroom_result_shape():
     rs = [result("01", "lookup", PASSED, [("a", True, "")]),
-          whole("01", "lookup_onehot", ERROR, 2, SYNTAX_ERROR),
+          whole("01", "lookup_onehot", ERROR, 2, SYNTAX_ERROR, "SyntaxError"),
           result("01", "quiz01", WRONG, [("question 1", True, ""), ("question 2", False, "x")])]
     data = exports.classroom_results(rs)
     validate_classroom(data)
@@ -324,7 +337,7 @@ def test_class_summary_counts_passes_mistakes_and_errors(tmp_path):
     rows = {"a": [result("01", "embedding_backward", PASSED, [("c", True, "")])],
             "b": [result("01", "embedding_backward", WRONG, [("c", False, msg), ("d", False, msg)])],
             "c": [result("01", "embedding_backward", WRONG, [("c", False, msg)])],
-            "d": [whole("01", "embedding_backward", ERROR, 2, SYNTAX_ERROR)]}
+            "d": [whole("01", "embedding_backward", ERROR, 2, SYNTAX_ERROR, "SyntaxError")]}
     (s,) = summary.summarize(rows)
     assert (s.students, s.passed, s.not_attempted) == (4, 1, 0)
     assert s.mistakes == {"repeated ids overwrote each other.": 2}  # students, not cases
@@ -617,3 +630,81 @@ def test_every_report_says_which_isolation_was_in_force(tmp_path):
 def en_label(result) -> str:
     """error_label as an English reader gets it (labels are marked for translation)."""
     return i18n.render(error_label(result), "en")
+
+
+# ---------------------------------------------------------------- reports are formatting over records
+
+RECORDS = REPO / "tests" / "data" / "report_records.json"  # make_class's four students, chapter 01, marked
+
+EVERY_REPORT = """
+import json, sys, tempfile
+from pathlib import Path
+from grading.model import CaseResult, Chapter, Exercise, ExerciseResult
+from grading.reports import console, exports, feedback, gradebook, summary
+from grading.reports.messages import error_label
+
+def record(d):
+    return ExerciseResult(**{**d, "cases": [CaseResult(**c) for c in d["cases"]],
+                             "fails_through": [tuple(f) for f in d["fails_through"]]})
+
+rows = {name: [record(d) for d in rs] for name, rs in json.loads(Path(sys.argv[1]).read_text("utf-8")).items()}
+titles = {"01": "Embedding lookup"}
+out = Path(tempfile.mkdtemp())
+for lang in ("zh", "en"):  # English last: its console lines and files are the ones looked at
+    lines = []
+    printer = console.ConsolePrinter(titles, write=lines.append, lang=lang)
+    for r in rows["bob"] + rows["dave"]:
+        printer(r)
+    printer.totals(rows["bob"])
+    shown = "\\n".join(lines)
+    for name, rs in rows.items():
+        console.to_json(rs, out / f"{name}.json", name, lang=lang)
+        console.to_junit(rs, out / f"{name}.xml", lang=lang)
+        feedback.write_feedback(out / "feedback", name, rs, titles, lang=lang)
+        exports.write_gradescope(rs, out / f"{name}-gs.json", 1.0, lang=lang)
+        exports.write_classroom(rs, out / f"{name}-cl.json", lang=lang)
+        lines += [error_label(r) for r in rs]
+    gradebook.write_class_outputs(rows, titles, out / "grades.csv", json_path=str(out / "class.json"),
+                                  feedback_dir=str(out / "fb"), lms_csv=str(out / "canvas.csv"), lang=lang)
+    chapters = [Chapter("01", "ch01_embeddings", "Embedding lookup",
+                        [Exercise(r.name, r.summary, [], r.hint) for r in rows["alice"]])]
+    lines += console.progress_lines(rows["bob"], chapters)
+heavy = sorted(m for m in sys.modules if m == "torch" or m.startswith(("grading.checks", "grading.engine",
+                                                                          "grading.catalog")))
+print(json.dumps({"heavy": heavy, "console": shown, "bob": (out / "feedback" / "bob.md").read_text(),
+                  "summary": (out / "grades-summary.md").read_text()}))
+"""
+
+
+def test_every_report_formats_saved_records_without_torch_or_the_checks():
+    """The reports are formatting over records: run on saved records in a fresh process, in both languages, they
+    import neither torch, nor the checks, nor the engine, and still name mistakes, notes, hints and points."""
+    done = subprocess.run([sys.executable, "-c", EVERY_REPORT, str(RECORDS)], cwd=REPO, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.splitlines()[-1])  # after what the class outputs print
+    assert got["heavy"] == [], got["heavy"]
+    assert re.search(r"Likely mistake \(\d+ of \d+ failing cases\): you indexed with ids \+ 1", got["console"])
+    assert "Note: lookup_onehot calls your lookup, which fails its own checks" in got["console"]
+    assert got["console"].count("SyntaxError") == 1 and "Score: 0/6 exercises passed, 3/" in got["console"]
+    assert "Hint:" in got["bob"] and "repeated ids overwrote each other" in got["bob"]
+    assert "1 student, error: SyntaxError at import" in got["summary"]
+
+
+def write_records(path: Path = RECORDS) -> None:
+    """Grade make_class's students (chapter 01) with the real judge and save their marked records: the fixture of
+    test_every_report_formats_saved_records_without_torch_or_the_checks (python -m tests.test_reports)."""
+    import dataclasses
+    import tempfile
+
+    from grading.engine import scheduler
+
+    klass = make_class(Path(tempfile.mkdtemp()))
+    students = sorted(klass.iterdir())
+    graded = scheduler.grade_many([s / "exercises" for s in students], "01", lang=i18n.MARKED)
+    rows = {s.name: [dataclasses.asdict(r) for r in rs] for s, rs in zip(students, graded)}
+    path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_records()

@@ -4,8 +4,9 @@
 127.0.0.1 and opened in Debian's Chromium driven by Playwright (never a browser Playwright downloads). Every page
 of both editions is visited once; the tests below check what those visits saw: no console error, no request
 that leaves the site (no CDN), every internal link and anchor, every image decoded, not blank and with alt
-text, math rendered, the language switch, search in both languages, axe-core's accessibility rules, and the three
-figures you can turn without a kernel.
+text, math rendered, the language switch, search in both languages, axe-core's accessibility rules at desktop and
+phone width, code that fits at 1366 px, figures that fit 360 px, check() cells shown as a place to check your own code
+(never as a failure), the repository link, and the three figures you can turn without a kernel.
 
 Without Chromium, Playwright, the site extra or site/node_modules (`npm ci` in site/) the tests skip and say
 which; under CI=true a skip is a failure.
@@ -16,7 +17,9 @@ import functools
 import hashlib
 import http.server
 import importlib.util
+import json
 import os
+import re
 import sys
 import threading
 import time
@@ -32,10 +35,23 @@ AXE = SITE / "node_modules" / "axe-core" / "axe.min.js"
 CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 EDITIONS = {"en": "", "zh": "zh/"}  # each edition's folder in the site
 PAGES = [prefix + name for prefix in EDITIONS.values() for name in ("index", "search", "genindex", *CHAPTERS)]
-# axe-core reads every English page and the Chinese pages that differ in more than prose: a Chinese chapter has
-# the English chapter's code, outputs and theme (tests/test_translations.py), and axe takes seconds per chapter.
-AXE_PAGES = [p for p in PAGES if not p.startswith("zh/")] + ["zh/index", "zh/search", "zh/genindex",
-                                                              "zh/04a_softmax_sampling"]
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 360, "height": 740}
+# axe-core (seconds per chapter) reads every page of both editions at both widths, without reading the same thing
+# twice: a Chinese chapter's code cells are the English chapter's (tests/test_translations.py), so there axe leaves
+# them out. At phone width every page gets the rule a narrower layout can break (a region that scrolls sideways must
+# be reachable by keyboard); the pages that hold the theme's phone header and the figures get every rule.
+NO_CODE = {"exclude": [["div.cell_input"]]}
+TRANSLATED = {f"zh/{name}" for name in CHAPTERS}
+LAYOUT_RULES = ["scrollable-region-focusable"]
+PHONE_AXE_PAGES = {prefix + name for prefix in ("", "zh/")
+                   for name in ("index", "search", "02a_lm_head", "04a_softmax_sampling", "05b_pca_anisotropy_head")}
+# Code lines too long for the column at 1366 px (about 130 characters fit): each is named by its start, and a
+# code cell that scrolls sideways must hold one of them. Everything else fits without a scroll bar.
+LONG_LINES = ('print(f"largest float32: {torch.finfo(torch.float32).max:.4e}',
+              'print(f"smallest expected count {expected.min():.0f}; chi-square',
+              'rows = {k: int(torch.linalg.vector_norm(m.grad, ord=0, dim=1)')
+REPO_URL = "https://example.org/course/llm-course"  # the site is built with COURSE_REPO_URL set to this
+VERDICT = re.compile(r"not attempted|\b\d+/\d+ passed in\b")  # what check()'s saved stub verdicts say
 BUILD_LIMIT_S = 120  # the budget for building both editions on 2 cores; held here as CPU time, which a busy
 # machine does not inflate the way it does wall time (both editions ran in 10 s, 16 s of CPU, on an idle CI machine)
 # Where each interactive figure lives (the notebooks' text/html outputs, with their own script).
@@ -86,7 +102,14 @@ def built(tmp_path_factory) -> tuple[Path, float, float]:
         _unavailable(reason)
     work = tmp_path_factory.mktemp("site")
     start, cpu = time.perf_counter(), _cpu_seconds()
-    out = _build_site().build(work / "html", work / "work")
+    saved = os.environ.get("COURSE_REPO_URL")
+    os.environ["COURSE_REPO_URL"] = REPO_URL
+    try:
+        out = _build_site().build(work / "html", work / "work")
+    finally:
+        os.environ.pop("COURSE_REPO_URL")
+        if saved is not None:
+            os.environ["COURSE_REPO_URL"] = saved
     return out, time.perf_counter() - start, _cpu_seconds() - cpu
 
 
@@ -120,7 +143,7 @@ def browser(server, tmp_path_factory):
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = browser.new_context(viewport=DESKTOP)
     yield context.new_page()
     context.close()
 
@@ -152,7 +175,16 @@ READ_PAGE = """async () => {
     math: document.querySelectorAll('.math').length,
     mathUnrendered: [...document.querySelectorAll('.math')].filter(m => !m.querySelector('mjx-container')).length,
     rawDollars: article.innerText.includes('$$'),
+    bareSectionIds: [...document.querySelectorAll('article section[id]')].map(s => s.id)
+      .filter(id => /^id\\d+$/.test(id)),
     switchHref: (document.querySelector('a[data-course-lang-switch]') || {}).href || null,
+    repoHref: (document.querySelector('a[data-course-repo]') || {}).href || null,
+    scrolling: [...document.querySelectorAll('div.cell_input pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
+      .map(p => p.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '').trim()),
+    checkNotes: document.querySelectorAll('div.cell .course-check').length,
+    checkTables: document.querySelectorAll('div.cell:has(.course-check) table').length,
+    checkText: [...document.querySelectorAll('div.cell:has(.course-check)')].map(c => c.innerText).join('\\n'),
+    text: article.innerText,
     lang: document.documentElement.lang,
     figures: [...document.querySelectorAll('.course-figure')].map(f => ({
       kind: f.dataset.figure,
@@ -162,19 +194,34 @@ READ_PAGE = """async () => {
   };
 }"""
 
-AXE_RUN = """async () => {
-  const result = await axe.run(document, {resultTypes: ['violations']});
+AXE_RUN = """async ([context, rules]) => {
+  const result = await axe.run(context || document, rules ? {resultTypes: ['violations'], runOnly: rules}
+                                                          : {resultTypes: ['violations']});
   return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
     .map(v => `${v.id} (${v.impact}): ${v.help}; e.g. ${v.nodes[0].target.join(' ')}`);
 }"""
 
 
+# At phone width: each figure's box, and anything inside it wider than the figure (which would hide part of it).
+PHONE_FIT = """() => {
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('.course-figure')].map(f => {
+    const box = f.getBoundingClientRect();
+    const clipped = [...f.querySelectorAll('.cf-scan, .cf-bars, .cf-controls, canvas')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > box.right + 1)
+      .map(e => e.className || e.tagName);
+    return {kind: f.dataset.figure, left: box.left, right: box.right, width, clipped};
+  });
+}"""
+
+
 @pytest.fixture(scope="module")
 def visits(browser, server) -> dict[str, dict]:
-    """Every page of both editions, visited once: what READ_PAGE saw, plus console errors, requests that left
-    the site or failed, and axe-core's serious and critical violations."""
+    """Every page of both editions, visited once at 1366 px and then resized to 360 px: what READ_PAGE saw, plus
+    console errors, requests that left the site or failed, axe-core's serious and critical violations at both
+    widths, and how the figures fit the phone's width."""
     seen = {}
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     for name in PAGES:
         problems, outside = [], []
@@ -183,13 +230,17 @@ def visits(browser, server) -> dict[str, dict]:
         page.on("requestfailed", lambda r, p=problems: p.append(f"request failed: {r.url}"))
         page.on("response", lambda r, p=problems: p.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
         page.on("request", lambda r, o=outside: o.append(r.url) if not r.url.startswith((server, "data:")) else None)
+        page.set_viewport_size(DESKTOP)
         page.goto(server + name + ".html", wait_until="load")
         record = page.evaluate(READ_PAGE)
-        if name in AXE_PAGES:
-            page.add_script_tag(path=str(AXE))
-            record["axe"] = page.evaluate(AXE_RUN)
+        page.add_script_tag(path=str(AXE))
+        record["axe"] = page.evaluate(AXE_RUN, [NO_CODE if name in TRANSLATED else None, None])
+        page.set_viewport_size(PHONE)  # the same visit on a phone: the figures fit, and axe again
+        page.wait_for_timeout(100)
+        record["phone"] = page.evaluate(PHONE_FIT)
+        phone = page.evaluate(AXE_RUN, [NO_CODE, None] if name in PHONE_AXE_PAGES else [None, LAYOUT_RULES])
+        record["axe"] += [f"at {PHONE['width']} px: {v}" for v in phone]
         page.wait_for_timeout(50)  # late console messages
-        record.setdefault("axe", [])
         record["problems"], record["outside"] = problems, outside
         seen[name] = record
         page.close()  # a fresh page for each visit, with its own listeners
@@ -239,7 +290,7 @@ def test_every_internal_link_and_anchor_resolves(visits, built, server):
                 target, url = target / "index.html", url.rstrip("/") + "/index.html"
             if not target.is_file():
                 broken.append(f"{name}: {href} (no such file)")
-            elif fragment and url in ids and fragment not in ids[url]:
+            elif fragment and url in ids and unquote(fragment) not in ids[url]:
                 broken.append(f"{name}: {href} (no such anchor)")
     assert not broken, "broken links:\n" + "\n".join(broken[:30])
 
@@ -264,6 +315,12 @@ def test_math_is_rendered(visits):
     unrendered = {n: v["mathUnrendered"] for n, v in visits.items() if v["mathUnrendered"]}
     assert not unrendered, f"math that MathJax did not render (elements per page): {unrendered}"
     assert sum(v["math"] for v in visits.values()) > 20, "no math found: did dollarmath stop parsing $...$?"
+
+
+def test_sections_have_readable_anchors(visits):
+    """A Chinese heading gets an anchor from its words (#1-从基本原理看-softmax), not a bare #id1."""
+    bad = {name: v["bareSectionIds"] for name, v in visits.items() if v["bareSectionIds"]}
+    assert not bad, f"sections anchored by a bare idN: {bad}"
 
 
 def test_every_page_switches_to_the_same_page_in_the_other_language(visits, server):
@@ -291,9 +348,15 @@ def test_search_finds_the_chapter(page, server, prefix, term):
     results.first.wait_for(timeout=15_000)
     found = [results.nth(i).get_attribute("href") for i in range(results.count())]
     assert any("04a_softmax_sampling" in href for href in found), f"searching {term!r} found {found}"
+    summaries = page.locator("ul.search li p.context").all_inner_texts()
+    assert summaries, "search results without a summary"
+    for boilerplate in ("Download this notebook", "下载本章", "\\(", "\\mathrm", "Run this cell to interact"):
+        assert not [t for t in summaries if boilerplate in t], f"a search summary shows {boilerplate!r}: {summaries}"
+    switch = unquote(page.locator("a[data-course-lang-switch]").get_attribute("href"))
+    assert switch.endswith(f"search.html?q={term}"), f"the language switch drops the search words: {switch}"
 
 
-def test_no_serious_or_critical_accessibility_violation(visits):
+def test_no_serious_or_critical_accessibility_violation_at_desktop_or_phone_width(visits):
     bad = {name: v["axe"] for name, v in visits.items() if v["axe"]}
     assert not bad, f"axe-core's serious and critical violations: {bad}"
 
@@ -340,6 +403,43 @@ def test_dragging_the_3d_pca_rotates_it(page, server, prefix):
     assert canvas.screenshot() != dragged, "the arrow keys do not rotate the 3-D figure"
 
 
+OVERPRINT = """f => { const ls = f.courseLabels(), bad = [];
+  ls.forEach((a, i) => ls.slice(i + 1).forEach(b => {
+    if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h) bad.push(a.word + ' / ' + b.word); }));
+  return bad; }"""
+
+
+@pytest.mark.parametrize("prefix", EDITIONS.values(), ids=EDITIONS.keys())
+def test_the_3d_word_map_labels_never_overprint_and_zoom(page, server, prefix):
+    figure = _figure(page, server, prefix, "pca-3d")
+    canvas = figure.locator("canvas").first
+    root = figure.element_handle()
+    words = lambda: [label["word"] for label in root.evaluate("f => f.courseLabels()")]
+    first = words()
+    assert 3 <= len(first) < len(root.evaluate("f => f.coursePoints()")), f"labels shown: {first}"
+    assert not root.evaluate(OVERPRINT), f"labels that overprint: {root.evaluate(OVERPRINT)}"
+    box, size = canvas.bounding_box(), root.evaluate("f => [f.querySelector('canvas').width, f.querySelector('canvas').height]")
+    unlabelled = [p for p in root.evaluate("f => f.coursePoints()")
+                  if root.evaluate(f"f => JSON.parse(f.querySelector('.cf-data').textContent).words[{p['i']}]") not in first]
+    target = unlabelled[0]
+    page.mouse.move(box["x"] + target["x"] * box["width"] / size[0], box["y"] + target["y"] * box["height"] / size[1])
+    word = root.evaluate(f"f => JSON.parse(f.querySelector('.cf-data').textContent).words[{target['i']}]")
+    assert word in words(), f"pointing at {word!r} did not show its label"
+    assert not root.evaluate(OVERPRINT), f"labels that overprint: {root.evaluate(OVERPRINT)}"
+    before = canvas.screenshot()
+    page.mouse.wheel(0, -400)
+    page.wait_for_timeout(100)
+    zoomed = float(figure.get_attribute("data-zoom"))
+    assert zoomed > 1 and canvas.screenshot() != before, "the wheel did not zoom the 3-D figure"
+    canvas.focus()
+    page.keyboard.press("+")
+    assert float(figure.get_attribute("data-zoom")) > zoomed, "the + key did not zoom in"
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    assert float(figure.get_attribute("data-zoom")) < zoomed, "the - key did not zoom out"
+    assert not root.evaluate(OVERPRINT), f"labels that overprint after zooming: {root.evaluate(OVERPRINT)}"
+
+
 @pytest.mark.parametrize("prefix", EDITIONS.values(), ids=EDITIONS.keys())
 def test_the_temperature_control_changes_the_bars(page, server, prefix):
     figure = _figure(page, server, prefix, "sampling-explorer")
@@ -364,3 +464,68 @@ def test_the_lm_head_scan_plays(page, server, prefix):
     figure.locator("button").first.click()
     page.wait_for_timeout(600)
     assert figure.screenshot() != before, "pressing play did not change the LM-head scan"
+
+
+def test_code_fits_the_column_at_desktop_width(visits):
+    """No code line needs a sideways scroll at 1366 px, except the few named in LONG_LINES."""
+    bad = {name: [line for line in v["scrolling"] if not line.startswith(LONG_LINES)] for name, v in visits.items()}
+    bad = {name: lines for name, lines in bad.items() if lines}
+    assert not bad, f"code cells that scroll sideways at {DESKTOP['width']} px (longest line of each): {bad}"
+    scrolling = sum(len(v["scrolling"]) for v in visits.values())
+    assert scrolling <= 2 * len(LONG_LINES), f"{scrolling} code cells scroll; LONG_LINES names {len(LONG_LINES)}"
+
+
+def test_every_figure_fits_a_phone(visits):
+    bad = [f"{name}: {f}" for name, v in visits.items() for f in v["phone"]
+           if f["left"] < 0 or f["right"] > f["width"] or f["clipped"]]
+    assert not bad, f"figures wider than a {PHONE['width']} px phone, or with a part cut off:\n" + "\n".join(bad)
+    assert sum(len(v["phone"]) for v in visits.values()) >= 2 * len(FIGURES), "the interactive figures are missing"
+
+
+def _check_cells(folder: Path) -> int:
+    return sum(bool(re.search(r"^check\(", "".join(c["source"]), re.M))
+               for nb in folder.glob("*.ipynb") for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+               if c["cell_type"] == "code")
+
+
+def test_check_cells_are_a_place_to_check_your_code_not_failures(visits):
+    """The notebooks save check()'s verdict on the stubs ("not attempted", ✗); the site shows a note instead, and
+    no nbval marker."""
+    for prefix, folder in (("", REPO / "notebooks"), ("zh/", REPO / "notebooks" / "zh")):
+        chapters = {name: visits[prefix + name] for name in CHAPTERS}
+        notes = sum(v["checkNotes"] for v in chapters.values())
+        cells = _check_cells(folder)
+        assert notes == cells > 30, f"{prefix or 'en'}: {notes} check() notes for {cells} check() cells"
+        for name, v in chapters.items():
+            assert not v["checkTables"], f"{prefix}{name}: a check() cell still shows its saved table"
+            verdict = VERDICT.search(v["checkText"])
+            assert verdict is None, f"{prefix}{name} shows a saved verdict: {verdict.group(0)!r}"
+            assert "NBVAL" not in v["text"], f"{prefix}{name} shows an nbval marker"
+    note = visits["04a_softmax_sampling"]["checkText"]
+    assert "exercises/ch04_sampling.py" in note and "cases it checks" in note
+
+
+def test_every_page_links_the_repository(visits, built):
+    bad = [name for name, v in visits.items() if v["repoHref"] != REPO_URL]
+    assert not bad, f"pages without the link to the course's repository ({REPO_URL}): {bad}"
+    for prefix in EDITIONS.values():
+        html = (built[0] / f"{prefix}02a_lm_head.html").read_text(encoding="utf-8")
+        assert f"git clone {REPO_URL} llm-course" in html, f"{prefix}02a_lm_head: git clone without the repository"
+
+
+def test_the_repository_address_comes_from_the_environment_or_the_clone(monkeypatch):
+    """COURSE_REPO_URL wins; else the clone's `origin` remote as https; else none (pages then say so)."""
+    spec = importlib.util.spec_from_file_location("course_site_conf", SITE / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    monkeypatch.setenv("COURSE_SITE_LANG", "en")
+    spec.loader.exec_module(conf)
+    monkeypatch.setenv("COURSE_REPO_URL", "https://github.com/owner/course.git/")
+    assert conf._repo_url() == "https://github.com/owner/course"
+    monkeypatch.delenv("COURSE_REPO_URL")
+    for remote, url in (("git@github.com:owner/course.git\n", "https://github.com/owner/course"),
+                        ("https://gitlab.com/owner/course\n", "https://gitlab.com/owner/course"),
+                        ("/srv/git/course.git\n", ""), ("", "")):
+        monkeypatch.setattr(conf.subprocess, "run", lambda *a, out=remote, **k: type("Done", (), {"stdout": out}))
+        assert conf._repo_url() == url, remote
+    html = (SITE / "_templates" / "page.html").read_text(encoding="utf-8")
+    assert "no COURSE_REPO_URL" in html, "a build without the address must say why the page has no link"

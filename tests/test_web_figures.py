@@ -9,6 +9,7 @@ browser tests are skipped with the reason, except under CI=true, where they fail
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from transformers.generation.logits_process import (MinPLogitsWarper, Temperatur
 
 from lesson_utils import load_course_model
 from lesson_utils.display import token_label
-from lesson_utils.web_figures import expanded_logits, lm_head_scan, pca_3d, sampling_explorer
+from lesson_utils.web_figures import (expanded_logits, lm_head_scan, pca_3d, sampling_explorer, saved_figures,
+                                      with_current_assets)
 
 REPO = Path(__file__).resolve().parent.parent
 AXE = [Path(os.environ.get("AXE_CORE_JS", "")), REPO / "site" / "node_modules" / "axe-core" / "axe.min.js"]
@@ -235,3 +237,31 @@ def test_every_figure_has_alt_text_and_passes_axe(browser, course, tmp_path):
         found = page.evaluate("axe.run(document.querySelector('main')).then(r => r.violations"
                               ".filter(v => ['serious', 'critical'].includes(v.impact)).map(v => v.id + ': ' + v.help))")
         assert not found, f"axe-core finds serious accessibility violations ({lang}): {found}"
+
+
+def test_saved_figures_carry_the_current_scripts_and_style():
+    """A figure output saved in a notebook embeds lesson_utils/web/ as it is now (the site shows these outputs):
+    after changing a script, `python -m lesson_utils.web_figures NOTEBOOK...` refreshes them without a re-run."""
+    found = 0
+    for path in sorted((REPO / "notebooks").glob("**/*.ipynb")):
+        for out in saved_figures(json.loads(path.read_text(encoding="utf-8"))):
+            saved = "".join(out["data"]["text/html"])
+            assert with_current_assets(saved) == saved, (
+                f"{path.relative_to(REPO)}: a saved figure embeds an older lesson_utils/web/; run "
+                f"python -m lesson_utils.web_figures {path.relative_to(REPO)}")
+            found += 1
+    assert found >= 6, f"only {found} saved figures found in the notebooks"
+
+
+def test_explorer_top_k_takes_a_typed_number(browser, tmp_path):
+    """The top-k slider spans 0-200, too coarse to pick a small k by mouse: a number box beside it sets it exactly."""
+    logits = torch.linspace(3, -3, 300, dtype=torch.float64)
+    fig = sampling_explorer(logits, None, "k", exact=300, shown=10, labels=[f"t{i}" for i in range(300)])
+    page = open_page(browser, tmp_path, fig)
+    box = page.locator("input.cf-number")
+    assert box.get_attribute("aria-label"), "the top-k box has no label"
+    box.fill("7")
+    assert page.input_value('input[name="top_k"]') == "7"
+    assert page.get_attribute(".cf-readout", "data-kept") == "7"
+    page.click('button[data-action="reset"]')
+    assert box.input_value() == "0" and page.get_attribute(".cf-readout", "data-kept") == "300"

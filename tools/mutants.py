@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grading import catalog, i18n, model
-from grading.reports.messages import split_mistake
 
 REPO = Path(__file__).resolve().parent.parent
 MUTANTS = REPO / "mutants"
@@ -139,17 +138,14 @@ def rounds(mutants: list[Mutant]) -> list[dict[str, list[Mutant]]]:
     return out
 
 
-MISTAKE_MARK = "Likely mistake:"  # how a check names a mistake (grading.compare.named_mistake)
-
-
 def translated(module: str, lang: str = "zh") -> bool:
     """Whether chapter `module` has its `lang` catalog yet (the Chinese check applies from then on)."""
     return i18n.has_catalog(module, lang)
 
 
-def _named(messages: list[str], lang: str) -> list[str]:
-    """The named mistakes of marked `messages`, rendered in `lang`."""
-    return [i18n.render(split_mistake(msg)[1], lang) for msg in messages if split_mistake(msg)[1]]
+def _named(mistakes: list[str], lang: str) -> list[str]:
+    """The named mistakes (CaseResult.mistake, marked), rendered in `lang`."""
+    return [i18n.render(k, lang) for k in mistakes]
 
 
 def judge_mutant(m: Mutant, result) -> MutantResult:
@@ -162,14 +158,15 @@ def judge_mutant(m: Mutant, result) -> MutantResult:
         return MutantResult(m, result.status, False, "the mutant PASSES the checks")
     if result.status == model.NOT_ATTEMPTED:
         return MutantResult(m, result.status, False, "the mutant counts as not attempted (NotImplementedError?)")
-    marked = [c.message for c in result.cases if not c.passed] + [result.message]
+    marked = [c.full_message for c in result.cases if not c.passed] + [result.message]
     english = [i18n.render(msg, "en") for msg in marked]
     messages = "\n".join(english)
-    named = "\n".join(seg.split("\n", 1)[0].strip() for seg in messages.split(MISTAKE_MARK)[1:])
-    named_zh = "\n".join(_named(marked, "zh"))
+    own = [c.mistake for c in result.cases if not c.passed and c.mistake]  # what the checks named, as data
+    named = "\n".join(k.split("\n", 1)[0].strip() for k in _named(own, "en"))
+    named_zh = "\n".join(_named(own, "zh"))
     if m.expect is not None and m.expect not in messages:
         first = next((c for c in result.cases if not c.passed), None)
-        shown = f"{i18n.render(first.name, 'en')}: {i18n.render(first.message, 'en')}" if first else messages
+        shown = f"{i18n.render(first.name, 'en')}: {i18n.render(first.full_message, 'en')}" if first else messages
         return MutantResult(m, result.status, False, f"fails, but no message contains {m.expect!r}; first failure: "
                                                      f"{shown[:600]}", named, named_zh)
     if m.expect is not None and translated(m.chapter_module):
@@ -179,8 +176,7 @@ def judge_mutant(m: Mutant, result) -> MutantResult:
             return MutantResult(m, result.status, False, f"names its mistake in English, but not all in Chinese: "
                                                          f"no translation for {untranslated[0][:300]!r}", named,
                                 named_zh)
-    own = [split_mistake(msg)[1] for msg in marked]
-    own_zh = next((i18n.render(k, "zh") for k in own if k and m.expect and m.expect in i18n.render(k, "en")), "")
+    own_zh = next((i18n.render(k, "zh") for k in own if m.expect and m.expect in i18n.render(k, "en")), "")
     return MutantResult(m, result.status, True, "", named, named_zh, own_zh)
 
 

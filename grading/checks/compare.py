@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 import torch
 
 from ..i18n import N_, _, verbatim
-from ..model import MISTAKE_MSG, CheckFailed  # noqa: F401  (MISTAKE_MSG: named_mistake's, re-exported)
+from ..model import CheckFailed
 
 
 RESULT = _("result")  # what a check calls the learner's result unless it names it
@@ -46,13 +47,37 @@ POSSIBLE_MSG = N_("Possible causes (this input alone cannot tell them apart; the
 POSSIBLE_MARK = "Possible causes"  # several known mistakes give this very result: none is named
 
 
-def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4,
-                  expected: Any = None) -> str:
-    """The explanation of the one mistake whose wrong result `got` reproduces, else ''.
+@dataclass(frozen=True)
+class Diagnosis:
+    """What the known mistakes say about a wrong result: the one `mistake` that alone reproduces it (a field of the
+    CheckFailed, never words in its message), or the `causes` this input cannot tell apart (words in the message)."""
 
-    A mistake is named ("Likely mistake: ...") only when the evidence singles it out: a candidate whose wrong
-    result equals `expected` on this input explains nothing and is skipped, and when several candidates give
-    `got`, none is named: they are listed as possible causes this input cannot tell apart.
+    mistake: str = ""
+    causes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """What goes into the message: the possible causes, listed ('' when one mistake is named, or none)."""
+        if not self.causes:
+            return ""
+        return "\n  " + _(POSSIBLE_MSG) + "".join("\n  - " + _("one possible cause: {cause}", cause=f)
+                                                   for f in self.causes)
+
+    def __bool__(self) -> bool:
+        return bool(self.mistake or self.causes)
+
+    def fail(self, message: str) -> CheckFailed:
+        """The CheckFailed for `message`, with this diagnosis: the causes appended, the mistake as its field."""
+        return CheckFailed(message + self.text, self.mistake)
+
+
+def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e-5, rtol: float = 1e-4,
+                  expected: Any = None) -> Diagnosis:
+    """The one mistake whose wrong result `got` reproduces, or the candidates this input cannot tell apart.
+
+    A mistake is named only when the evidence singles it out: a candidate whose wrong result equals `expected` on
+    this input explains nothing and is skipped, and when several candidates give `got`, none is named: they are
+    listed as possible causes.
     """
     found: list[str] = []
     for explanation, wrong in mistakes or ():
@@ -67,10 +92,8 @@ def named_mistake(got: Any, mistakes: Iterable[Mistake] | None, atol: float = 1e
     nothing_finite = isinstance(got, torch.Tensor) and got.numel() > 0 and got.is_floating_point() \
         and not bool(torch.isfinite(got).any())  # NaN/inf everywhere: many mistakes end there
     if len(found) == 1 and not nothing_finite:
-        return "\n  " + _(MISTAKE_MSG, mistake=found[0])
-    if found:
-        return "\n  " + _(POSSIBLE_MSG) + "".join("\n  - " + _("one possible cause: {cause}", cause=f) for f in found)
-    return ""
+        return Diagnosis(mistake=found[0])
+    return Diagnosis(causes=tuple(found))
 
 
 def _dtype_note(got: torch.Tensor, expected: torch.Tensor) -> str:
@@ -120,18 +143,17 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol:
     """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
     mistakes = list(mistakes or ())
     if not isinstance(got, torch.Tensor):
-        raise CheckFailed(_("{what}: expected a torch.Tensor, got {type} ({value}).", what=what,
-                            type=type(got).__name__, value=_fmt(got))
-                          + named_mistake(got, mistakes, atol, rtol, expected))
+        raise named_mistake(got, mistakes, atol, rtol, expected).fail(_(
+            "{what}: expected a torch.Tensor, got {type} ({value}).", what=what, type=type(got).__name__,
+            value=_fmt(got)))
     if got.shape != expected.shape:
-        raise CheckFailed(_("{what}: expected shape {expected}, got {got}.", what=what, expected=_shape(expected),
-                            got=_shape(got))
-                          + named_mistake(got, mistakes, atol, rtol, expected))
+        raise named_mistake(got, mistakes, atol, rtol, expected).fail(_(
+            "{what}: expected shape {expected}, got {got}.", what=what, expected=_shape(expected), got=_shape(got)))
     if check_dtype and got.dtype != expected.dtype:
         note = _dtype_note(got, expected)  # values right: only the dtype is wrong, so no value mistake is named
-        raise CheckFailed(_("{what}: expected dtype {expected}, got {got}.", what=what, expected=str(expected.dtype),
-                            got=str(got.dtype)) + note
-                          + ("" if note else named_mistake(got, mistakes, atol, rtol, expected)))
+        msg = _("{what}: expected dtype {expected}, got {got}.", what=what, expected=str(expected.dtype),
+                got=str(got.dtype)) + note
+        raise CheckFailed(msg) if note else named_mistake(got, mistakes, atol, rtol, expected).fail(msg)
     if expected.numel() == 0:
         return
     g, e = got.detach().double(), expected.detach().double()
@@ -152,7 +174,7 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol:
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
         msg += _(" Your result contains NaN.")
     precision = _precision_note(expected, g, e)
-    raise CheckFailed(msg + precision + ("" if precision else named_mistake(got, mistakes, atol, rtol, expected)))
+    raise CheckFailed(msg + precision) if precision else named_mistake(got, mistakes, atol, rtol, expected).fail(msg)
 
 
 def expect_equal(got: Any, expected: Any, what: str = RESULT, mistakes: Iterable[Mistake] | None = None) -> None:
@@ -176,9 +198,9 @@ def expect_equal(got: Any, expected: Any, what: str = RESULT, mistakes: Iterable
         note = _(" Your result is the exact one rounded to a float's 53 bits: the arithmetic went through a "
                        "float somewhere (/, * 1.0, math.ceil of a fraction, a float literal). Keep it in integers "
                        "(*, //, divmod).")
-    raise CheckFailed(_("{what}: expected {expected}, got {got}{kind}.", what=what, expected=_fmt(expected),
-                        got=_fmt(got), kind=kind) + note
-                      + named_mistake(got, mistakes, expected=expected))
+    raise named_mistake(got, mistakes, expected=expected).fail(_(
+        "{what}: expected {expected}, got {got}{kind}.", what=what, expected=_fmt(expected), got=_fmt(got),
+        kind=kind) + note)
 
 
 def _float_note(got: float, expected: float) -> str:
@@ -207,13 +229,13 @@ def expect_float(got: Any, expected: float, what: str = RESULT, *, atol: float =
     if isinstance(got, torch.Tensor) and got.numel() == 1:
         got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float)):
-        raise CheckFailed(_("{what}: expected a number, got {type}.", what=what, type=type(got).__name__)
-                          + named_mistake(got, mistakes))
+        raise named_mistake(got, mistakes).fail(_("{what}: expected a number, got {type}.", what=what,
+                                                  type=type(got).__name__))
     if not abs(got - expected) <= atol + rtol * abs(expected):  # written so that NaN fails too
-        raise CheckFailed(_("{what}: expected {expected:.6g}, got {got:.6g} (error {error:.3g}, tolerance "
-                            "atol={atol:g}, rtol={rtol:g}).", what=what, expected=expected, got=got,
-                            error=abs(got - expected), atol=atol, rtol=rtol) + _float_note(got, expected)
-                          + named_mistake(got, mistakes, atol, rtol, expected))
+        raise named_mistake(got, mistakes, atol, rtol, expected).fail(_(
+            "{what}: expected {expected:.6g}, got {got:.6g} (error {error:.3g}, tolerance atol={atol:g}, "
+            "rtol={rtol:g}).", what=what, expected=expected, got=got, error=abs(got - expected), atol=atol,
+            rtol=rtol) + _float_note(got, expected))
 
 
 def expect_that(condition: bool, message: str) -> None:

@@ -1,5 +1,6 @@
 """The judge's checks on what a worker sent back: case inputs built once, each case's check run on the learner's
-output (remembered per output digest), and one status per exercise."""
+output (remembered per output digest), one status per exercise, and each result record completed once (complete:
+points, hint, summary, the learner's failing functions it calls) so that reports only format it."""
 from __future__ import annotations
 
 import hashlib
@@ -7,9 +8,9 @@ import threading
 
 import torch
 
-from ..checks.compare import CheckFailed
 from ..i18n import _, verbatim
-from ..model import ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, Chapter, Exercise, ExerciseResult
+from ..model import (ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, Chapter, CheckFailed, Exercise, ExerciseResult,
+                     score)
 from ..worker.transport import pickle_inputs
 
 
@@ -23,7 +24,7 @@ class Checker:
     def __init__(self):
         self._inputs: dict[tuple[str, str, int], tuple] = {}
         self._blobs: dict[str, bytes] = {}
-        self._verdicts: dict[tuple, tuple[str, str]] = {}
+        self._verdicts: dict[tuple, tuple[str, str, str]] = {}
         self._lock = threading.Lock()
 
     def inputs(self, chapter: Chapter, ex: Exercise, i: int) -> tuple:
@@ -53,9 +54,9 @@ class Checker:
         with self._lock, torch.random.fork_rng():
             return self._grade(chapter, ex, raw)
 
-    def _verdict(self, chapter: Chapter, ex: Exercise, i: int, output: object) -> tuple[str, str]:
-        """(kind, message) of case i's check on `output`; remembered per output digest, so a class of equal
-        answers runs each check once (checks are deterministic: fixed inputs, forked RNG)."""
+    def _verdict(self, chapter: Chapter, ex: Exercise, i: int, output: object) -> tuple[str, str, str]:
+        """(kind, message, named mistake) of case i's check on `output`; remembered per output digest, so a class
+        of equal answers runs each check once (checks are deterministic: fixed inputs, forked RNG)."""
         try:
             key = (chapter.module, ex.name, i, output_digest(output))
         except Exception:  # an output the digest cannot read (an odd tensor): check it, remember nothing
@@ -64,15 +65,15 @@ class Checker:
             return self._verdicts[key]
         try:
             ex.cases[i].check(output, self.inputs(chapter, ex, i))
-            verdict = ("pass", "")
+            verdict = ("pass", "", "")
         except NotImplementedError:
-            verdict = ("not answered", _("not answered yet"))
+            verdict = ("not answered", _("not answered yet"), "")
         except CheckFailed as exc:
-            verdict = ("fail", str(exc))
+            verdict = ("fail", exc.message, exc.mistake)
         except Exception as exc:  # an odd result type, or a bug in the check itself
             verdict = ("error", _("the check could not process your result ({error}). If your result has the "
                                   "documented type and shape, this may be a bug in the course's checks: please "
-                                  "report it.", error=verbatim(f"{type(exc).__name__}: {exc}")))
+                                  "report it.", error=verbatim(f"{type(exc).__name__}: {exc}")), "")
         if key is not None:
             self._verdicts[key] = verdict
         return verdict
@@ -98,6 +99,7 @@ class Checker:
             elif "error" in entry:
                 errors += 1
                 error = str(entry["error"])
+                res.error_type = class_name(entry.get("error_type"))
                 res.message = _("your code raised an error:\n{error}", error=verbatim(error))
                 if entry.get("error_type") == "Refused":  # grading/worker/guard.py's words are in the traceback
                     res.message += "\n" + _("(The judge's sandbox refused this, as the last line above says: while "
@@ -109,7 +111,7 @@ class Checker:
             else:
                 verdict = self._verdict(chapter, ex, i, entry.get("output"))
                 res.passed = verdict[0] == "pass"
-                res.message = verdict[1]
+                res.message, res.mistake = verdict[1], verdict[2]
                 not_impl += verdict[0] == "not answered"
                 errors += verdict[0] == "error"
             cases.append(res)
@@ -157,7 +159,33 @@ def output_digest(value: object) -> str:
     return h.hexdigest()
 
 
-def whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str) -> ExerciseResult:
-    """One status and message for every case of `ex` (nothing was checked case by case)."""
+def class_name(value: object) -> str:
+    """`value` if it can be the name of an exception class (the learner's process sends it, so it is checked like
+    anything else from there), else ''."""
+    return value if isinstance(value, str) and value.isidentifier() and len(value) <= 100 else ""
+
+
+def whole_exercise(chapter: Chapter, ex: Exercise, status: str, message: str,
+                   import_error: str = "") -> ExerciseResult:
+    """One status and message for every case of `ex` (nothing was checked case by case); `import_error`: the class
+    of what importing the learner's file raised, when that is why."""
     return ExerciseResult(chapter.number, ex.name, status, [CaseResult(c.name, False, 0.0, message) for c in ex.cases],
-                          message, is_quiz=ex.is_quiz)
+                          message, is_quiz=ex.is_quiz, import_error=import_error)
+
+
+def complete(exercises: list[Exercise], results: list[ExerciseResult],
+             calls: dict[str, list[str]]) -> list[ExerciseResult]:
+    """Fill in what every report shows and no report should look up again: points earned and possible, the
+    summary, the hint, and which of the learner's own failing exercise functions each failing result calls
+    (`calls`: grading/dependencies.py's call graph of the learner's file, read once per file)."""
+    by_name = {r.name: r for r in results}
+    defs = {e.name: e for e in exercises}
+    for r in results:
+        ex = defs.get(r.name)
+        if ex is not None:
+            r.max_points = float(ex.points)
+            r.points = score(ex, [c.passed for c in r.cases], r.passed)
+            r.summary, r.hint = ex.summary, ex.hint
+        r.fails_through = [] if r.passed else [(o, by_name[o].status) for o in calls.get(r.name, ())
+                                               if o in by_name and not by_name[o].passed]
+    return results

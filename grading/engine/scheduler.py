@@ -21,7 +21,8 @@ from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseRe
 from ..worker import limits
 from . import workers as warm_workers
 from .workers import Worker, WorkerFailed
-from .checker import Checker, whole_exercise
+from .checker import Checker, class_name, complete, whole_exercise
+from ..dependencies import call_graph
 
 REPO = Path(__file__).resolve().parents[2]
 IMPORT_TIMEOUT_S = limits.IMPORT_TIMEOUT_S  # importing the learner's file, before any exercise starts
@@ -37,17 +38,15 @@ def _blocked(source: Path, extra: list[Path]) -> list[str]:
 
 
 def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], memory_mb: int,
-             time_limit_s: float | None, blocked: list[str], source: bytes = b"") -> dict:
-    from ..dependencies import calls_in_source
-
+             time_limit_s: float | None, blocked: list[str], graph: dict[str, list[str]]) -> dict:
     return {
-        "calls": calls_in_source(source.decode("utf-8", "replace"), [e.name for e in exercises]),
+        "call_graph": graph,
         "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
         "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
         "dependent_timeout_s": DEPENDENT_TIMEOUT_S,
         "timeouts": {e.name: float(time_limit_s or e.timeout_s) for e in exercises},
         "exercises": [{"name": e.name, "is_quiz": e.is_quiz, "key": keys[e.name], "cases": [c.name for c in e.cases],
-                       "calls": [c.call for c in e.cases]} for e in exercises],
+                       "protocols": [c.call for c in e.cases]} for e in exercises],
     }
 
 
@@ -63,6 +62,7 @@ class _Reply:
     reply: dict
     blobs: list[bytes]
     isolation: str
+    graph: dict[str, list[str]]  # the learner file's call graph (dependencies.call_graph), read once per file
 
 
 def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
@@ -74,10 +74,11 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
         return [whole_exercise(chapter, e, NOT_ATTEMPTED, _("{file} does not exist.", file=verbatim(learner_file)))
                 for e in exercises]
     try:
-        source = learner_file.read_bytes()  # the judge reads a copy; the student's folder is never written
+        code = learner_file.read_bytes()  # the judge reads a copy; the student's folder is never written
     except OSError as exc:
         return [whole_exercise(chapter, e, ERROR, _("Cannot read {file}: {error}", file=verbatim(learner_file),
                                                     error=verbatim(exc))) for e in exercises]
+    graph = call_graph(code.decode("utf-8", "replace"), [e.name for e in exercises])
     iso = worker.isolation.name
     try:
         keys = {}
@@ -87,13 +88,13 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
                 worker.send_inputs(key, blob)
                 keys[e.name] = key
             req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
-                           _blocked(learner_file.parent, list(blocked_extra)), source)
+                           _blocked(learner_file.parent, list(blocked_extra)), graph)
             wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
-            reply, blobs = worker.grade(req, source, 2 * wait + 60)
+            reply, blobs = worker.grade(req, code, 2 * wait + 60)
     except WorkerFailed as exc:
         return [_tag(whole_exercise(chapter, e, ERROR, _("The grading worker failed, so this was not graded: {error}",
                                                          error=_detail(exc))), iso) for e in exercises]
-    return _Reply(chapter, exercises, reply, blobs, iso)
+    return _Reply(chapter, exercises, reply, blobs, iso, graph)
 
 
 def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
@@ -110,9 +111,16 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
                                                                "return plain tensors, numbers or tuples of them.",
                                                                error=type(exc).__name__))
         else:
-            res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR), outcome_message(outcome, f"{got.chapter.module}.py"))
+            res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR),
+                                 outcome_message(outcome, f"{got.chapter.module}.py"), import_error(outcome))
         results.append(_tag(res, got.isolation))
     return results
+
+
+def import_error(outcome: dict) -> str:
+    """The class of what importing the learner's file raised (grading/worker/child.py sends it on the first line
+    of an import error), or ''."""
+    return class_name(outcome["message"].split("\n", 1)[0]) if outcome["kind"] == "import_error" else ""
 
 
 def _detail(exc: BaseException) -> str:
@@ -126,7 +134,7 @@ def outcome_message(outcome: dict, filename: str) -> str:
     import error's traceback comes from the learner's process and is shown as is (never read as a message)."""
     if outcome["kind"] == "import_error":
         return _("Importing {file} failed:\n{traceback}", file=filename,
-                 traceback=verbatim(outcome["message"]))
+                 traceback=verbatim(outcome["message"].partition("\n")[2]))
     return str(outcome["message"])
 
 
@@ -148,7 +156,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
                blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
                lang: str | None = None) -> list[list[ExerciseResult]]:
-    """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
+    """Grade several exercise folders (`sources`: a class) on a pool of warm workers; results in their order.
 
     on_done(i, source, results) is called (from the checking thread) as each folder is finished;
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
@@ -203,6 +211,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     def run_checks() -> None:
         while (item := to_check.get()) is not None:  # drains to the end whatever fails, so no worker blocks
             i, j, src, got = item
+            graph = got.graph if isinstance(got, _Reply) else {}
             try:
                 res = got if isinstance(got, list) else check_reply(got, checker)
             except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
@@ -211,7 +220,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                                                                                             f"{exc}")))
                        for e in plan[j][1]]
             try:
-                finish(i, j, src, res)
+                finish(i, j, src, complete(plan[j][1], res, graph))
             except BaseException as exc:  # on_result/on_done raised: re-raised in the caller's thread below
                 found[(i, j)] = res
                 check_failed.append(exc)
@@ -232,14 +241,14 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
 
 
-def grade(source: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
+def grade(folder: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
           checker: Checker | None = None, time_limit_s: float | None = None,
           on_result=None, lang: str | None = None) -> list[ExerciseResult]:
-    """Grade the exercise files in `source` (an exercises/ or solutions/ folder).
+    """Grade the exercise files in `folder` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
     replaces every exercise's own time limit. on_result, when given, is called with each
     ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
-    return grade_many([Path(source)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
+    return grade_many([Path(folder)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
                       lang=lang)[0]

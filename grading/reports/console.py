@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 from .. import dependencies, i18n
 from ..i18n import _
 from . import points
-from .messages import mistakes, shared_message, split_mistake
+from .messages import mistakes, shared_message
 from ..model import NOT_ATTEMPTED, PASSED, ExerciseResult, status_text
 
 COLORS = {"passed": "32", "wrong answer": "31", "error": "31", "timeout": "33", "not attempted": "90"}
@@ -37,36 +37,23 @@ class ConsolePrinter:
     """Prints each exercise as its result arrives (callable as the scheduler's `on_result`), then the totals.
 
     A message every case shares (an import error, a timeout) is printed once, and once per chapter when several
-    exercises share it; each named mistake is printed once per exercise with the number of cases it explains.
-    verbose=False (-q): one line per exercise. source: the learner's exercises/ folder, to say when a failure
-    comes from another of the learner's functions. write: where lines go (print by default). lang: the language
-    of what it prints (grading/i18n.py; None: GRADING_LANG or the locale).
+    exercises share it; each named mistake is printed once per exercise with the number of cases it explains, and
+    a failure that comes from another of the learner's own functions says so (ExerciseResult.fails_through).
+    verbose=False (-q): one line per exercise. write: where lines go (print by default). lang: the language of what
+    it prints (grading/i18n.py; None: GRADING_LANG or the locale).
     """
 
-    def __init__(self, titles: dict[str, str], verbose: bool = True, source: Path | None = None,
-                 write: Callable[[str], None] = print, lang: str | None = None):
+    def __init__(self, titles: dict[str, str], verbose: bool = True, write: Callable[[str], None] = print,
+                 lang: str | None = None):
         self.titles, self.verbose, self.lang = titles, verbose, i18n.language(lang)
         self.write = lambda text: write(i18n.render(text, self.lang))
-        self.files = dependencies.learner_files(source)
         self._chapter: str | None = None
-        self._seen: dict[str, dict[str, ExerciseResult]] = {}
-        self._graphs: dict[str, dict[str, list[str]]] = {}
         self._shown: dict[tuple[str, str], str] = {}  # (chapter, shared message) -> first exercise that had it
         self._lock = threading.Lock()
 
     def __call__(self, r: ExerciseResult) -> None:
         with self._lock:
-            self._seen.setdefault(r.chapter, {})[r.name] = r
             self.write("\n".join(self.lines(r)))
-
-    def note(self, r: ExerciseResult) -> str:
-        """The dependency note for a failing result, from the results of its chapter seen so far."""
-        path = self.files.get(r.chapter)
-        if r.passed or path is None:
-            return ""
-        if r.chapter not in self._graphs:  # the learner's file is parsed once per chapter
-            self._graphs[r.chapter] = dependencies.exercise_calls(path, dependencies.chapter_exercises(r.chapter))
-        return dependencies.dependency_note(r, self._graphs[r.chapter], self._seen.get(r.chapter, {}))
 
     def lines(self, r: ExerciseResult) -> list[str]:
         """The lines printed for one result."""
@@ -100,12 +87,12 @@ class ConsolePrinter:
                 out.append(f"    {ok if c.passed else bad} {_pad(i18n.render(c.name, self.lang), 44)} "
                            f"{c.seconds * 1000:8.1f} ms")
                 if not c.passed:
-                    out.append(_indent(i18n.render(split_mistake(c.message)[0], self.lang), 8))
+                    out.append(_indent(i18n.render(c.message, self.lang), 8))
             for text, n in mistakes(r):
                 failed = sum(not c.passed for c in r.cases)
                 out.append("      " + _("Likely mistake ({n} of {failed} failing cases): {mistake}", n=n, failed=failed,
                                         mistake=text))
-        note = self.note(r)
+        note = dependencies.note(r)
         if note:
             out.append("      " + _("Note: {note}", note=note))
         return out
@@ -143,16 +130,16 @@ def exercise_record(r: ExerciseResult, note: str = "") -> dict:
     return {
         "chapter": r.chapter, "name": r.name, "status": r.status, "points": s.points, "max_points": s.max_points,
         "message": shared_message(r) or "", "mistakes": [m for m, _ in mistakes(r)], "note": note,
-        "cases": [{"name": c.name, "passed": c.passed, "seconds": round(c.seconds, 4), "message": c.message,
-                   "mistake": split_mistake(c.message)[1]} for c in r.cases],
+        "cases": [{"name": c.name, "passed": c.passed, "seconds": round(c.seconds, 4), "message": c.full_message,
+                   "mistake": c.mistake} for c in r.cases],
     }
 
 
-def results_record(results: list[ExerciseResult], source: Path | None = None, notes: dict | None = None) -> dict:
-    """One learner's results with totals per chapter and overall; `notes` (dependencies.notes_for), when the
-    caller has them, saves reading the learner's files again."""
+def results_record(results: list[ExerciseResult], notes: dict | None = None) -> dict:
+    """One learner's results with totals per chapter and overall; `notes`: dependencies.notes_for, when the caller
+    has them already."""
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     sc = points.scores(results)
     got, top = points.total(sc)
     return {
@@ -163,23 +150,23 @@ def results_record(results: list[ExerciseResult], source: Path | None = None, no
     }
 
 
-def to_json(results: list[ExerciseResult], path: Path, source: str, notes: dict | None = None,
+def to_json(results: list[ExerciseResult], path: Path, folder: str, notes: dict | None = None,
             lang: str | None = None) -> None:
     """A JSON report of one learner's results (keys and statuses stable; messages in `lang`)."""
-    data = i18n.render_all({"source": source, **results_record(results, Path(source), notes)}, i18n.language(lang))
+    data = i18n.render_all({"source": folder, **results_record(results, notes)}, i18n.language(lang))  # the graded
+    # folder, under the key teachers' tools already read
     Path(path).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path, sources: dict[str, Path] | None = None,
+def class_to_json(rows: dict[str, list[ExerciseResult]], path: Path,
                   notes: dict[str, dict] | None = None, summaries: list | None = None, lang: str | None = None) -> None:
     """A JSON report of a whole class: per student the full record (messages, mistakes, points), and the summary.
     `notes` (dependencies.notes_by_student) and `summaries` (summary.summarize), when the caller has them."""
     from .summary import summarize
 
-    sources = sources or {}
     notes = notes or {}
-    summaries = summaries if summaries is not None else summarize(rows, sources)
-    data = {"students": {name: results_record(rs, sources.get(name), notes.get(name)) for name, rs in rows.items()},
+    summaries = summaries if summaries is not None else summarize(rows)
+    data = {"students": {name: results_record(rs, notes.get(name)) for name, rs in rows.items()},
             "summary": [s.as_dict() for s in summaries]}
     Path(path).write_text(json.dumps(i18n.render_all(data, i18n.language(lang)), indent=2), encoding="utf-8")
 
@@ -209,7 +196,7 @@ def to_junit(results: list[ExerciseResult], path: Path, suite_name: str = "judge
                                time=f"{c.seconds:.4f}")
             if not c.passed:
                 tag = "skipped" if r.status == NOT_ATTEMPTED else "failure"
-                ET.SubElement(tc, tag, message=r.status).text = i18n.render(c.message, lang)
+                ET.SubElement(tc, tag, message=r.status).text = i18n.render(c.full_message, lang)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
@@ -230,10 +217,7 @@ def write_gradebook(rows: dict[str, list[ExerciseResult]], path: Path) -> None:
     """
     names = exercise_names(rows)
     chapters = sorted({c for c, _ in names})
-    maxima = {}
-    for c, n in names:
-        ex = points.exercise(c, n)
-        maxima[(c, n)] = points.max_points(ex) if ex else points.DEFAULT_POINTS
+    maxima = {(r.chapter, r.name): r.max_points for results in rows.values() for r in results}
     ch_max = {c: sum(m for (cc, _), m in maxima.items() if cc == c) for c in chapters}
     top = sum(maxima.values())
     with open(path, "w", newline="", encoding="utf-8") as f:

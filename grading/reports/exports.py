@@ -15,21 +15,20 @@ DEFAULT_ASSIGNMENT = "LLM course: hidden state to next token"
 
 
 def _test_name(r: ExerciseResult) -> str:
-    ex = points.exercise(r.chapter, r.name)
-    return f"{r.chapter} {r.name}" + (f": {ex.summary}" if ex else "")
+    return f"{r.chapter} {r.name}" + (f": {r.summary}" if r.summary else "")
 
 
 def _feedback_text(r: ExerciseResult, note: str, lang: str | None) -> str:
     return feedback.to_markdown(feedback.exercise_blocks(r, note)[1:], lang) if not r.passed else _("Passed.")
 
 
-def gradescope_results(results: list[ExerciseResult], seconds: float, source: Path | None = None,
-                       error: str = "", notes: dict | None = None, lang: str | None = None) -> dict:
+def gradescope_results(results: list[ExerciseResult], seconds: float, error: str = "", notes: dict | None = None,
+                       lang: str | None = None) -> dict:
     """Gradescope's results.json: top-level score, execution_time, output; a test per exercise with name,
     number, score, max_score, status (passed/failed), output and visibility. `error`: grading itself failed.
     What students read is in `lang` (grading/i18n.py); keys and statuses stay as Gradescope reads them."""
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
@@ -51,20 +50,20 @@ def gradescope_results(results: list[ExerciseResult], seconds: float, source: Pa
                             "stdout_visibility": "hidden", "tests": tests}, i18n.language(lang))
 
 
-def write_gradescope(results: list[ExerciseResult], path: Path, seconds: float, source: Path | None = None,
-                     error: str = "", notes: dict | None = None, lang: str | None = None) -> None:
+def write_gradescope(results: list[ExerciseResult], path: Path, seconds: float, error: str = "",
+                     notes: dict | None = None, lang: str | None = None) -> None:
     """Write gradescope_results to `path` (its folder is created)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(gradescope_results(results, seconds, source, error, notes, lang), indent=2),
+    Path(path).write_text(json.dumps(gradescope_results(results, seconds, error, notes, lang), indent=2),
                           encoding="utf-8")
 
 
-def classroom_results(results: list[ExerciseResult], source: Path | None = None, seconds: float = 0.0,
+def classroom_results(results: list[ExerciseResult], seconds: float = 0.0,
                       error: str = "", notes: dict | None = None, lang: str | None = None) -> dict:
     """The GitHub Classroom runner result the autograding reporter reads (base64-encoded, from <RUNNER>_RESULTS):
     version 1, status pass/fail/error, max_score, and a test per exercise with name, status, score, message."""
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     sc = points.scores(results)
     tests = []
     for r, s in zip(results, sc):
@@ -80,10 +79,10 @@ def classroom_results(results: list[ExerciseResult], source: Path | None = None,
                             **({"message": error} if error else {})}, i18n.language(lang))
 
 
-def write_classroom(results: list[ExerciseResult], path: Path, source: Path | None = None, error: str = "",
+def write_classroom(results: list[ExerciseResult], path: Path, error: str = "",
                     notes: dict | None = None, lang: str | None = None) -> None:
     """Write classroom_results to `path`."""
-    Path(path).write_text(json.dumps(classroom_results(results, source, error=error, notes=notes, lang=lang),
+    Path(path).write_text(json.dumps(classroom_results(results, error=error, notes=notes, lang=lang),
                                      indent=2),
                           encoding="utf-8")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import dependencies, i18n
 from ..i18n import _
 from . import points
-from .messages import mistakes, shared_message, split_mistake
+from .messages import mistakes, shared_message
 from .console import isolation_of
 from ..model import NOT_ATTEMPTED, ExerciseResult, status_text
 
@@ -21,13 +21,13 @@ MAX_FAILED_SHOWN = 5  # failed cases written out per exercise; the rest are coun
 
 
 def blocks(student: str, results: list[ExerciseResult], titles: dict[str, str],
-           source: Path | None = None, notes: dict | None = None) -> list[Block]:
+           notes: dict | None = None) -> list[Block]:
     """The report's content for one student (`notes`: dependencies.notes_for, when the caller has them)."""
     sc = points.scores(results)
     got, top = points.total(sc)
     per = points.chapter_totals(sc)
     if notes is None:
-        notes = dependencies.notes_for(results, dependencies.learner_files(source))
+        notes = dependencies.notes_for(results)
     out: list[Block] = [
         ("h1", _("Feedback for {student}", student=student)),
         ("p", _("Total: {points} / {top} points; {passed} of {n} exercises passed.", points=points.fmt(got),
@@ -52,7 +52,6 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
     """What a learner needs to fix one exercise: failed cases, the named mistakes, the note, the hint.
 
     shown: messages already written out for earlier exercises (message -> exercise), updated here."""
-    ex = points.exercise(r.chapter, r.name)
     out: list[Block] = [("h3", f"{r.name}: " + status_text(r.status))]
     shared = shared_message(r)
     failed = [c for c in r.cases if not c.passed]
@@ -72,7 +71,7 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
         else:
             out.append(("p", _("{failed} of {n} cases failed:", failed=len(failed), n=len(r.cases))))
         for c in failed[:MAX_FAILED_SHOWN]:
-            out += [("p", _("Case: {case}", case=c.name)), ("pre", split_mistake(c.message)[0])]
+            out += [("p", _("Case: {case}", case=c.name)), ("pre", c.message)]
         if len(failed) > MAX_FAILED_SHOWN:
             out.append(("p", _("... and {n} more failed cases.", n=len(failed) - MAX_FAILED_SHOWN)))
     found = mistakes(r)
@@ -82,8 +81,8 @@ def exercise_blocks(r: ExerciseResult, note: str = "", shown: dict[str, str] | N
                            for m, n in found]))
     if note:
         out.append(("p", _("Note: {note}", note=note)))
-    if ex is not None:
-        out.append(("p", _("Hint: {hint}", hint=ex.hint)))
+    if r.hint:
+        out.append(("p", _("Hint: {hint}", hint=r.hint)))
     return out
 
 
@@ -143,13 +142,13 @@ def to_html(doc: list[Block], title: str, lang: str | None = None) -> str:
 
 
 def write_feedback(folder: Path, student: str, results: list[ExerciseResult], titles: dict[str, str],
-                   source: Path | None = None, notes: dict | None = None,
+                   notes: dict | None = None,
                    lang: str | None = None) -> tuple[Path, Path]:
     """Write `folder/<student>.md` and `folder/<student>.html` in `lang` (grading/i18n.py); return both paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lang = i18n.language(lang)
-    doc = blocks(student, results, titles, source, notes)
+    doc = blocks(student, results, titles, notes)
     md, page = folder / f"{student}.md", folder / f"{student}.html"
     md.write_text(to_markdown(doc, lang), encoding="utf-8")
     page.write_text(to_html(doc, _("Feedback for {student}", student=student), lang), encoding="utf-8")

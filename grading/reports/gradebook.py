@@ -20,12 +20,11 @@ def progress_line(i: int, n: int, results: list[ExerciseResult], seconds: float,
                       left=left)
 
 
-def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path], titles: dict[str, str],
+def write_class_outputs(rows: dict[str, list[ExerciseResult]], titles: dict[str, str],
                         gradebook: Path, json_path: str | None = None, feedback_dir: str | None = None,
                         lms_csv: str | None = None, lms_format: str = "canvas", lang: str | None = None) -> None:
-    """Write every class output asked for and print the class summary; `sources` maps a student to their
-    exercises/ folder (read only, to tell which of their functions call which). Messages, feedback and the summary
-    are in `lang` (grading/i18n.py); the gradebook's and the LMS CSV's columns stay the same in every language."""
+    """Write every class output asked for and print the class summary, from the records alone. Messages, feedback
+    and the summary are in `lang` (grading/i18n.py); the gradebook's and the LMS CSV's columns stay the same in every language."""
     from .. import dependencies
     from . import console, summary
 
@@ -36,20 +35,20 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], sources: dict[str
 
         builtins.print(i18n.render(text, lang))
 
-    notes = dependencies.notes_by_student(rows, sources) if json_path or feedback_dir else {}
+    notes = dependencies.notes_by_student(rows) if json_path or feedback_dir else {}
     console.write_gradebook(rows, gradebook)
     print(_("Gradebook written to {path}", path=str(gradebook)))
-    summaries = summary.summarize(rows, sources)
+    summaries = summary.summarize(rows)
     path = summary.summary_path(gradebook)
     path.write_text(summary.to_markdown(summaries, lang), encoding="utf-8")
     if json_path:
-        console.class_to_json(rows, Path(json_path), sources, notes, summaries, lang)
+        console.class_to_json(rows, Path(json_path), notes, summaries, lang)
         print(_("Class JSON (every message, mistake and point) written to {path}", path=json_path))
     if feedback_dir:
         from .feedback import write_feedback
 
         for name, results in rows.items():
-            write_feedback(Path(feedback_dir), name, results, titles, sources.get(name), notes.get(name), lang)
+            write_feedback(Path(feedback_dir), name, results, titles, notes.get(name), lang)
         print(_("Feedback for {n} students written to {folder}/<student>.md and .html", n=len(rows),
                 folder=feedback_dir))
     if lms_csv:

@@ -46,12 +46,11 @@ class ExerciseSummary:
                 "fails_through": [{"function": f, "students": n} for f, n in self.blocked.most_common()]}
 
 
-def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | None = None) -> list[ExerciseSummary]:
-    """One ExerciseSummary per exercise graded, in grading order; `sources` maps a student to their exercises/."""
-    sources = sources or {}
+def summarize(rows: dict[str, list[ExerciseResult]]) -> list[ExerciseSummary]:
+    """One ExerciseSummary per exercise graded, in grading order."""
     out: dict[tuple[str, str], ExerciseSummary] = {}
     for student, results in rows.items():
-        blocked = dependencies.blocking(results, dependencies.learner_files(sources.get(student)))
+        blocked = dependencies.blocking(results)
         for r in results:
             key = (r.chapter, r.name)
             s = points.score(r)
@@ -66,7 +65,7 @@ def summarize(rows: dict[str, list[ExerciseResult]], sources: dict[str, Path] | 
             if label:
                 e.errors[label] += 1
             for dep in blocked.get(key, []):
-                e.blocked[dep.name] += 1
+                e.blocked[dep] += 1
     return list(out.values())
 
 

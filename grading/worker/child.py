@@ -97,7 +97,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         keep: dict[int, Any]) -> None:
     """Import the learner's file, run each exercise and send its results; the caller then exits.
 
-    exercises: [{"name", "is_quiz", "cases": [case names], "calls": [protocol names]}], in order.
+    exercises: [{"name", "is_quiz", "cases": [case names], "protocols": [protocol names]}], in order.
     inputs: exercise name -> one input tuple per case. keep: objects deep copies must share.
     """
     import torch
@@ -105,7 +105,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     from .calls import PROTOCOLS
 
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
-    protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
+    protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["protocols"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame
     set_dtype, set_grad = torch.set_default_dtype, torch.set_grad_enabled
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
@@ -116,7 +116,8 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         spec.loader.exec_module(module)
     except BaseException as exc:  # SyntaxError, SystemExit, anything at import time
         text = learner_traceback(exc, learner_file) or repr(exc)  # the judge words it (engine/scheduler.py)
-        write_frame(result_fd, wire.IMPORT_ERROR, text.encode("utf-8", "replace"))
+        body = f"{type(exc).__name__}\n{text}"  # the error's class on the first line: the judge keeps it as data
+        write_frame(result_fd, wire.IMPORT_ERROR, body.encode("utf-8", "replace"))
         return
     write_frame(result_fd, wire.IMPORTED)
     for ex in exercises:

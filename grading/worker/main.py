@@ -6,9 +6,9 @@ runs (grading/engine/sandbox.py mounts grading/worker/ and nothing else of gradi
 its stdin/stdout with grading.worker.wire frames:
 
     judge -> worker  {"op": "inputs", "key": K} + pickled inputs   (built by the judge; cached here)
-                     {"op": "grade", "id", "filename", "module", "exercises": [...], "calls", "timeouts": {name: s},
+                     {"op": "grade", "id", "filename", "module", "exercises": [...], "call_graph", "timeouts": {name: s},
                       "import_timeout_s", "setup_timeout_s", "dependent_timeout_s", "memory_mb", "blocked": [...]}
-                      + the learner's source
+                      + the learner's code
                      {"op": "exit"}
     worker -> judge  {"op": "ready", "pid"}, {"op": "ack"}, {"op": "graded", "id", "outcomes", "output", "seconds"}
                       + one blob per outcome of kind "result" (torch.save bytes, never unpickled here)
@@ -233,9 +233,9 @@ def _batches(exercises: list[dict]) -> list[list[dict]]:
 
 
 def _timed_out_dependency(ex: dict, outcomes: dict[str, dict], msg: dict) -> str | None:
-    """The learner's own function that `ex` seems to call (grading.dependencies reads the file's syntax) and that
-    timed out while it ran, or None."""
-    for other in msg.get("calls", {}).get(ex["name"], ()):
+    """The learner's own function that `ex` seems to call (the request's call_graph: grading.dependencies reads the
+    file's syntax) and that timed out while it ran, or None."""
+    for other in msg.get("call_graph", {}).get(ex["name"], ()):
         if outcomes.get(other, {}).get("kind") == "timeout" and not outcomes[other].get("at_import"):
             return other
     return None

@@ -1,6 +1,8 @@
 // logits = h W^T, animated: each step lights one row of W, multiplies it with h and fills that token's logit bar.
 var grid = root.querySelector(".cf-scan"), D = data.dims.length, n = data.tokens.length;
-grid.style.gridTemplateColumns = "max-content repeat(" + D + ", minmax(12px, 1fr)) minmax(150px, 3fr) max-content";
+grid.style.gridTemplateColumns = "max-content repeat(" + D + ", minmax(var(--cf-cell-min), 1fr)) " +
+  "minmax(var(--cf-logit-min), 3fr) max-content";  // the minimums shrink on a narrow figure (figures.css)
+grid.tabIndex = 0;  // where it still scrolls sideways, the keyboard can scroll it too
 function colour(x, scale) {  // white at 0, red for positive, blue for negative
   var t = Math.max(-1, Math.min(1, x / scale)), a = Math.abs(t);
   var c = t > 0 ? [184, 35, 42] : [31, 95, 168];

@@ -4,6 +4,21 @@ var entries = data.tokens.map(function (t) { return {logit: t[1], count: 1}; })
   .concat(data.tail.map(function (b) { return {logit: b[0], count: b[1]}; }));
 var inputs = {};
 root.querySelectorAll('input[type="range"]').forEach(function (input) { inputs[input.name] = input; });
+(function () {  // top-k also takes a typed number: on a slider 0-200 one pixel is more than one k
+  var slider = inputs.top_k, box = el("input", "cf-number");
+  if (!slider) return;
+  box.type = "number"; box.min = slider.min; box.max = slider.max; box.step = "1"; box.value = slider.value;
+  box.setAttribute("aria-label", words.top_k);
+  slider.nextElementSibling.hidden = true;  // the box shows the value instead of the <output>
+  slider.parentNode.appendChild(box);
+  box.addEventListener("input", function () {
+    if (box.value === "" || isNaN(box.valueAsNumber)) return;
+    slider.value = String(Math.max(0, Math.min(Number(slider.max), Math.round(box.valueAsNumber))));
+    update();
+  });
+  slider.addEventListener("input", function () { box.value = slider.value; });
+  root.courseTopK = box;
+})();
 function weights(z, keep) {  // exp(z - max) over the kept entries, and their sum
   var m = -Infinity, i, sum = 0, w = [];
   for (i = 0; i < z.length; i++) if (keep[i] > 0 && z[i] > m) m = z[i];
@@ -87,6 +102,7 @@ function update() {
 Object.keys(inputs).forEach(function (name) { inputs[name].addEventListener("input", update); });
 root.querySelector('button[data-action="reset"]').addEventListener("click", function () {
   Object.keys(inputs).forEach(function (name) { inputs[name].value = data.defaults[name]; });
+  if (root.courseTopK) root.courseTopK.value = inputs.top_k.value;
   update();
 });
 update();

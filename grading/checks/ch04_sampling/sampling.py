@@ -4,14 +4,11 @@ from __future__ import annotations
 import torch
 
 from ...worker.calls.ch04 import SAMPLE_SEEDS, STAT_DRAWS
-from ...i18n import N_, _, verbatim
+from ...i18n import _, verbatim
 from ..compare import CheckFailed, expect_equal, named_mistake
 from ..fixtures import random_tensor
 from .common import FIVE, _real
 from .filters import _top_p_dropping_crossing
-
-
-MISTAKE = N_("Likely mistake: {mistake}")  # how a named mistake is marked: reports and the mutant prover find it
 
 # ---------------------------------------------------------------- sample_next_token
 
@@ -118,12 +115,12 @@ def _check_seeded(out, inputs):
     mistakes.append((_("you drew from the kept tokens only (a shorter probability vector consumes different random "
                        "numbers). Pass the full [V] probabilities, zeros included, to torch.multinomial."),
                      lambda: _draws_from_kept(probs, seeds)))
-    explanation = named_mistake(draws, mistakes)
-    if not explanation:
-        explanation = "\n  " + _("If the frequency cases pass, your sampler has the right distribution but draws "
-                                  "differently: use torch.multinomial(probs, 1, generator=generator) on the "
-                                  "full-vocabulary probabilities.")
-    raise CheckFailed(msg + explanation)
+    diagnosis = named_mistake(draws, mistakes)
+    if not diagnosis:
+        raise CheckFailed(msg + "\n  " + _("If the frequency cases pass, your sampler has the right distribution but "
+                                           "draws differently: use torch.multinomial(probs, 1, generator=generator) on "
+                                           "the full-vocabulary probabilities."))
+    raise diagnosis.fail(msg)
 
 
 def _draws_from_kept(probs: torch.Tensor, seeds) -> list[int]:
@@ -170,7 +167,7 @@ def _check_t0_interleaved(out, inputs):
             msg = _("one generator (seed 7), calls alternating temperature 0 and temperature 1: call {i} "
                     "({kind}) should give token {want}, got {got}.", i=i, kind=kind, want=want, got=got)
             if i % 2 == 1 and draws[::2] == expected[::2] and draws[:i + 1] == if_t0_draws[:i + 1]:
-                msg += "\n  " + _(MISTAKE, mistake=_(
+                raise CheckFailed(msg, mistake=_(
                     "the temperature-0 calls returned the argmax but also drew from the generator, which shifts "
                     "every later draw. At temperature 0 return int(logits.argmax()) before anything touches the "
                     "generator: greedy must not draw."))
@@ -225,8 +222,5 @@ def _check_frequencies(out, inputs):
         head = _("the frequencies do not follow the probabilities: chi-square {stat:.1f} with {dof} dof "
                  "(p = {pvalue:.2g}).", stat=stat, dof=dof, pvalue=pvalue)
     msg = head + "\n  " + _("expected probabilities [{want}]\n  your frequencies      [{freq}]", want=want, freq=freq)
-    for explanation, q in _alternatives(logits, t, k, p):
-        if _chi_square(counts, q)[2] >= 1e-3:
-            msg += "\n  " + _(MISTAKE, mistake=explanation)
-            break
-    raise CheckFailed(msg)
+    explained = next((e for e, q in _alternatives(logits, t, k, p) if _chi_square(counts, q)[2] >= 1e-3), "")
+    raise CheckFailed(msg, mistake=explained)

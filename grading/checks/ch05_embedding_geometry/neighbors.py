@@ -141,12 +141,11 @@ def _check_neighbors(out, inputs):
     bad = (got_sims - exp_sims).abs() > 1e-5  # more than float32 rounding apart: a real mismatch
     if bool(bad.any()):
         p = int(bad.nonzero()[0])
-        raise CheckFailed(
+        raise named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0, expected=expected).fail(
             _("position {p}: expected row {want} (cosine {want_cos:.6f}), got row {got} (cosine {got_cos:.6f}). "
               "Expected the first {m}: {first}, got {got_first}.", p=p, want=int(expected[p]),
               want_cos=float(exp_sims[p]), got=got[p], got_cos=float(got_sims[p]), m=min(k, 8),
-              first=str(expected[:8].tolist()), got_first=str(got[:8]))
-            + named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0, expected=expected))
+              first=str(expected[:8].tolist()), got_first=str(got[:8])))
 
     # Exact ties (the same float64 similarity): the lower index first, and the lowest ones kept at a cut.
     for p in range(k):

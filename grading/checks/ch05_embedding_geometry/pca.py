@@ -132,9 +132,9 @@ def _naming_cancellation(check):
         except CheckFailed as exc:
             X = inputs[0]
             spread = float(X.double().std(dim=0).max()) if X.shape[0] > 1 else 0.0
-            text = str(exc)
-            explained = any(s in text for s in ("Likely mistake", POSSIBLE_MARK, "expected shape", "expected dtype",
-                                                "expected a"))
+            text = exc.message
+            explained = bool(exc.mistake) or any(s in text for s in (POSSIBLE_MARK, "expected shape", "expected dtype",
+                                                                     "expected a"))
             if X.dtype == torch.float32 and float(X.double().mean(dim=0).abs().max()) > 100 * spread \
                     and not explained:
                 raise CheckFailed(text + "\n  " + _(

@@ -73,10 +73,12 @@ def _check_shard(out, inputs):
         (_("the end forgets the rank's own extra row: end = start + V // world, plus 1 for the first V % world ranks."),
          (s, s + base)),
     ]
-    raise CheckFailed(_("{what}: expected {expected}, got {got}.", what=what, expected=str(expected), got=verbatim(got))
-                      + (named_mistake(got, mistakes, expected=expected) or
-                         " " + _("The ranges of all ranks must be consecutive, cover [0, {vocab}) exactly, and differ "
-                                 "in size by at most one row, the larger ones first.", vocab=vocab)))
+    msg = _("{what}: expected {expected}, got {got}.", what=what, expected=str(expected), got=verbatim(got))
+    diagnosis = named_mistake(got, mistakes, expected=expected)
+    if diagnosis:
+        raise diagnosis.fail(msg)
+    raise CheckFailed(msg + " " + _("The ranges of all ranks must be consecutive, cover [0, {vocab}) exactly, and "
+                                    "differ in size by at most one row, the larger ones first.", vocab=vocab))
 
 
 # ---------------------------------------------------------------- vocab_parallel_lookup
