@@ -18,7 +18,8 @@ TEXTS = (  # judge.py's docstring (the description), then each option's help, as
     python judge.py list            every exercise with its status and points
     python judge.py progress        every chapter: how many exercises pass and which are left
     python judge.py doctor          check the environment and the course model
-    python judge.py check           prove every stub fails and every solution passes
+    python judge.py prove           prove every stub fails, every solution passes and every mutant fails
+                                    (`check` is the same command, its older name)
     python judge.py --solutions     grade solutions/ instead
     python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
         --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
@@ -28,7 +29,7 @@ Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
 Language: --lang zh (or en) before or after any command; else GRADING_LANG, else the locale (LANG=zh_CN.UTF-8).
 Exit code 0 only when everything graded passed.
 """),
-    N_("a command (check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) or a chapter/exercise"),
+    N_("a command (prove or check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) or a chapter/exercise"),
     N_("grade solutions/ instead of exercises/"),
     N_("grade the exercise files in this folder"),
     N_("grade every DIR/<student>/exercises/ folder"),
