@@ -22,9 +22,14 @@ DETAILS = re.compile(r"<details><summary>契约：(.*?)</summary>(.*?)</details>
 
 
 def _docstring(name: str, exercises: Path) -> tuple[str, Path] | tuple[None, None]:
-    """The stub's docstring of function or class `name` and its file."""
+    """The docstring of function or class `name` in the exercise files and its file (a file that does not parse,
+    half-written by the learner, is read no further)."""
     for path in sorted(exercises.glob("ch*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        try:
+            body = ast.parse(path.read_text(encoding="utf-8")).body
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
                 return ast.get_docstring(node), path
     return None, None
@@ -76,7 +81,7 @@ def contract_lines(name: str, exercises: Path = REPO / "exercises", folder: Path
     shown_as = "notebooks/zh/" + notebook.name
     lines = [_("Contract (from the 'your turn' cell of {notebook}):", notebook=shown_as),
              verbatim(text)]
-    if doc is not None and hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16] != sha:
+    if doc is not None and hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16] != sha:  # tools/translations.py's hash
         lines.append(_("The docstring in {file} changed after this was translated: where they differ, the file is "
                        "right.", file=where))
     return "\n".join(lines)

@@ -62,3 +62,11 @@ def test_a_changed_stub_and_a_missing_translation_are_said(tmp_path):
     assert "exercises/ch01_embeddings.py 中的文档字符串在翻译之后改过" in stale, stale
     missing = i18n.render(contracts.contract_lines("lookup", folder=tmp_path), "zh")
     assert missing == "lookup 还没有中文契约：请读 exercises/ch01_embeddings.py 中 lookup 的文档字符串。"
+
+
+def test_a_half_written_exercise_file_does_not_stop_the_hint(tmp_path):
+    exercises = tmp_path / "exercises"
+    shutil.copytree(REPO / "exercises", exercises)
+    (exercises / "ch01_embeddings.py").write_text("def lookup(E, ids:\n    return E[\n", encoding="utf-8")
+    shown = i18n.render(contracts.contract_lines("lookup", exercises=exercises), "zh")
+    assert "返回嵌入表 `E` 中 token id `ids` 对应的行" in shown and "翻译之后改过" not in shown, shown
