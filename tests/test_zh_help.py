@@ -12,6 +12,7 @@ from grading import i18n, usage
 
 REPO = Path(__file__).resolve().parent.parent
 LOCALE_VARS = ("GRADING_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+FIX = " (then python -m tools.messages update, translate the new entries of course.po, compile)"
 # What stays as is: option names, metavars and choices (FILE, {en,zh}), paths and file names, product names
 CODE = re.compile(r"GitHub Classroom|--?[\w-]+|\{[^}]*\}|\b[A-Z][A-Z_]+\b|\S*[/.<>_]\S*")
 
@@ -40,14 +41,15 @@ def test_help_in_english_is_unchanged():
     assert en.startswith("usage: judge.py") and "Grade the course exercises." in en and "用法" not in en
     flat = " ".join(en.split())
     stale = [t[:60] for t in usage.TEXTS if " ".join(t.split()) not in flat]
-    assert not stale, f"grading/usage.py copies judge.py's help texts to translate them; these changed: {stale}"
+    assert not stale, (f"grading/usage.py copies judge.py's help texts to translate them; these changed: {stale}: "
+                       f"copy the new ones there{FIX}")
 
 
 def test_course_py_help_follows_the_language():
     sys.path.insert(0, str(REPO))
     import course
 
-    assert usage.COURSE_HELP == course.__doc__, "grading/usage.py COURSE_HELP copies course.py's docstring: update it"
+    assert usage.COURSE_HELP == course.__doc__, f"grading/usage.py COURSE_HELP copies course.py's docstring{FIX}"
     base = {**{k: v for k, v in os.environ.items() if k not in LOCALE_VARS}, "PYTHONIOENCODING": "utf-8"}
     for env, words in (({"LANG": "zh_CN.UTF-8"}, "在 Linux、macOS 和 Windows 上安装并运行课程"),
                        ({"GRADING_LANG": "en", "LANG": "zh_CN.UTF-8"}, "Set up the course and run it")):
