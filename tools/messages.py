@@ -1,5 +1,6 @@
 """The judge's message catalogs (grading/i18n.py), kept with Babel: one domain per chapter's checks module
-(grading/checks/chNN_*) and `judge` for the rest of grading/ and judge.py.
+(grading/checks/chNN_*), `judge` for the rest of grading/ and judge.py, and `course` for course.py, lesson_utils/
+(translated at once by lesson_utils/edition.py, with the standard library's gettext) and COURSE_IN_GRADING.
 
     python -m tools.messages extract    list every domain's messages found in the sources
     python -m tools.messages update     merge them into grading/locale/<lang>/LC_MESSAGES/<domain>.po (new ones
@@ -28,6 +29,8 @@ LOCALE = GRADING / "locale"
 TRANSLATED = ("zh",)  # English is the msgids themselves
 KEYWORDS = {"_": None, "N_": None}  # _(msgid, **kwargs) and N_(msgid): the first argument is the message
 JUDGE = "judge"
+COURSE = "course"
+COURSE_IN_GRADING = ("contracts.py", "usage.py")  # grading/ modules whose messages are in `course`, not `judge`
 
 
 def _chapter_domain(path: Path) -> str | None:
@@ -41,8 +44,11 @@ def _chapter_domain(path: Path) -> str | None:
 def sources() -> dict[str, list[Path]]:
     """Domain -> its Python source files."""
     out: dict[str, list[Path]] = {JUDGE: [REPO / "judge.py"]}
+    course = [GRADING / name for name in COURSE_IN_GRADING]
     for path in sorted(GRADING.rglob("*.py")):
-        out.setdefault(_chapter_domain(path) or JUDGE, []).append(path)
+        if path not in course:
+            out.setdefault(_chapter_domain(path) or JUDGE, []).append(path)
+    out[COURSE] = [REPO / "course.py", *sorted((REPO / "lesson_utils").rglob("*.py")), *course]
     return out
 
 
