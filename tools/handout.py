@@ -52,15 +52,18 @@ LEFT_OUT_FILES = {  # maintainer tools that read the answers
     "tools/bench.py": "the class benchmark (builds students from solutions/ and mutants/)",
     "tools/handout.py": "this builder (scans solutions/ and mutants/)",
     "tools/answer_scan.py": "the answer scan (reads solutions/ and mutants/)",
+    "tools/stubs.py": "makes exercises/ from solutions/ (which a hand-out leaves out)",
     "tests/test_workflows.py": "the tests of the course's workflows, which a hand-out leaves out",
 }
 TEMPLATE = REPO / "templates" / "handout"
 STUDENTS_PART_END = "<!-- end of the students' part: the course's README follows -->"
 # Sentences of the course's READMEs that are untrue in a hand-out, and what the hand-out says instead.
 README_EDITS = {
-    "README.md": [("The reference answers\nare in `solutions/` with the same file names.",
+    "README.md": [("The reference answers\nare in `solutions/` with the same file names; each is the one source of its exercise file\n"
+                   "(`python -m tools.stubs write` makes `exercises/` from it, `python -m tools.stubs check` proves the two agree).",
                    "This copy has no reference\nanswers (your teacher has them).")],
-    "README.zh.md": [("参考答案在 `solutions/` 中，文件名相同。", "本副本不含参考答案（答案在老师那里）。")],
+    "README.zh.md": [("参考答案在 `solutions/` 中，文件名相同；\n它们是练习文件的唯一来源（`python -m tools.stubs write` 由它们生成 `exercises/`，"
+                      "`python -m tools.stubs check`\n检查两者一致）。", "本副本不含参考答案（答案在老师那里）。")],
 }
 EXAMPLE = {"example_chapter": "04", "example_file": "exercises/ch04_sampling.py", "example_exercise": "top_p_filter"}
 
