@@ -50,3 +50,26 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
         known = ", ".join(e.name for c in chapters for e in c.exercises)
         raise SystemExit(f"No chapter or exercise called {target!r}. Exercises: {known}")
     return picked
+
+
+def chapters_for(target: str | None) -> list[Chapter]:
+    """The chapters `target` can select, importing only their check modules: a chapter by number or module name,
+    an exercise by the chapter whose check files name it. Anything else (no target, a name no file holds) loads
+    every chapter, so select() still answers with the full list of exercises."""
+    modules = sorted(m.name for m in pkgutil.iter_modules([str(CHECKS)]) if m.name[:2] == "ch" and m.name[2:4].isdigit())
+    if target:
+        number = chapter_number(target)
+        picked = [n for n in modules if n[2:4] == number or n == target]
+        if not picked:
+            quoted = (f'"{target}"', f"'{target}'")
+            picked = [n for n in modules if any(q in p.read_text(encoding="utf-8") for q in quoted
+                                                for p in _sources(CHECKS / n))]
+        chapters = [importlib.import_module(f"grading.checks.{n}").CHAPTER for n in picked]
+        if any(c.number == number or c.module == target or any(e.name == target for e in c.exercises)
+               for c in chapters):
+            return chapters
+    return load_chapters()
+
+
+def _sources(path: Path) -> list[Path]:
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]

@@ -97,7 +97,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         keep: dict[int, Any]) -> None:
     """Import the learner's file, run each exercise and send its results; the caller then exits.
 
-    exercises: [{"name", "is_quiz", "cases": [case names], "calls": [protocol names]}], in order.
+    exercises: [{"name", "is_quiz", "cases": [case names], "protocols": [protocol names]}], in order.
     inputs: exercise name -> one input tuple per case. keep: objects deep copies must share.
     """
     import torch
@@ -105,7 +105,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
     from .calls import PROTOCOLS
 
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
-    protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["calls"]] for ex in exercises}
+    protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["protocols"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame
     set_dtype, set_grad = torch.set_default_dtype, torch.set_grad_enabled
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
