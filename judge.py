@@ -10,6 +10,7 @@
     python judge.py check           prove every stub fails and every solution passes
     python judge.py --solutions     grade solutions/ instead
     python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
+        --workers N (default: one per core, as memory allows), --scheduler ADDRESS (a Dask cluster)
         --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
     python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
@@ -35,6 +36,13 @@ def say(text: str = "", **kwargs) -> None:
     """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
     print(show(text), **kwargs)
 
+def _positive(text: str) -> int:
+    """--workers N: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 COMMANDS = ("check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
 
 
@@ -43,7 +51,7 @@ def _titles(chapters) -> dict[str, str]:
 
 
 def cmd_grade(args) -> int:
-    from grading.catalog import load_chapters
+    from grading.catalog import chapters_for
     from grading.engine import scheduler
     from grading.engine.sandbox import detect
     from grading.reports import console
@@ -53,9 +61,9 @@ def cmd_grade(args) -> int:
         say(_("No folder {folder}. Run the judge from the course folder, or pass --source DIR.", folder=str(source)))
         return 2
     start = time.perf_counter()
-    printer = console.ConsolePrinter(_titles(load_chapters()), verbose=not args.quiet, source=source)
+    printer = console.ConsolePrinter(_titles(chapters_for(args.target)), verbose=not args.quiet, source=source)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
-    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=printer)
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, workers=args.workers, on_result=printer)
     printer.totals(results)
     seconds = time.perf_counter() - start
     say(_("Graded {folder} in {seconds:.1f} s.", folder=str(source), seconds=seconds))
@@ -100,9 +108,8 @@ def cmd_class(args) -> int:
             + progress_line(len(finished), len(students), results, (now - class_start) / len(finished),
                             now - class_start), flush=True)
 
-    try:  # each student's chapters are graded in sandboxed children of warm workers, on every core
-        graded = scheduler.grade_many([s / "exercises" for s in students], args.target, memory_mb=args.memory_mb,
-                                   on_done=on_done, blocked_extra=[folder])
+    try:  # each student's chapters are graded in sandboxed learner processes of warm workers (--workers, --scheduler)
+        graded = grade_class(args, [s / "exercises" for s in students], on_done, blocked_extra=[folder])
     except Exception as exc:  # a failure of the judge itself, never one student's code
         say(_("Could not grade the class: {error}", error=str(exc)))
         return 2
@@ -112,6 +119,32 @@ def cmd_class(args) -> int:
                         gradebook, json_path=args.json, feedback_dir=args.feedback, lms_csv=args.lms_csv,
                         lms_format=args.lms)
     return 0
+
+
+def grade_class(args, sources: list[Path], on_done, blocked_extra: list[Path]) -> list[list]:
+    """The class graded here on --workers workers, or on the Dask cluster at --scheduler; says which first."""
+    from grading.engine import scheduler, worker_pool
+
+    if args.scheduler:
+        from grading.engine import cluster
+
+        client = cluster.connect(args.scheduler)
+        say(_("Grading {students} students on the Dask cluster at {address} ({workers} workers).",
+              students=len(sources), address=args.scheduler, workers=len(client.scheduler_info()["workers"])),
+            flush=True)
+        with client:
+            return cluster.grade_on_cluster(client, sources, args.target, memory_mb=args.memory_mb, on_done=on_done)
+    if args.workers:
+        say(_("Grading {students} students on {workers} workers (--workers).", students=len(sources),
+              workers=args.workers), flush=True)
+    else:
+        count = worker_pool.default_workers()
+        say(_("Grading {students} students on {workers} workers: one per core ({cores}), as memory allows "
+              "({memory} MB available, about {per} MB per worker); --workers N to change it.",
+              students=len(sources), workers=count.count, cores=count.cores, memory=count.memory_mb or "?",
+              per=worker_pool.WORKER_MB), flush=True)
+    return scheduler.grade_many(sources, args.target, memory_mb=args.memory_mb, workers=args.workers,
+                                on_done=on_done, blocked_extra=blocked_extra)
 
 
 def cmd_check(args) -> int:
@@ -309,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lms-csv", metavar="FILE", help="with --class: write a grade CSV for Canvas or Moodle import")
     p.add_argument("--lms", choices=["canvas", "moodle"], default="canvas", help="format of --lms-csv (default canvas)")
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
+    p.add_argument("--workers", type=_positive, help="grading workers (default: one per core, as memory allows)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --class: grade on the Dask cluster whose scheduler is "
+                   "at ADDRESS (tcp://host:8786; needs the cluster extra)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
                    "else the locale); teacher files keep their English column names")
@@ -323,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_gradescope_package(args)
     if args.class_dir:
         return cmd_class(args)
+    if args.scheduler:
+        p.error("--scheduler grades a class on a cluster: add --class DIR")
     handler = {"check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz,
                "progress": cmd_progress}
     return handler.get(command, cmd_grade)(args)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import i18n
+from ..i18n import _, verbatim
 from ..model import ExerciseResult
 
 GRADING = Path(__file__).resolve().parents[1]
@@ -31,6 +32,20 @@ GRADING = Path(__file__).resolve().parents[1]
 
 class ClusterError(RuntimeError):
     """The cluster cannot grade this class (no worker, or workers with another version of the course)."""
+
+
+def connect(address: str, timeout_s: float = 30.0):
+    """A distributed.Client on the scheduler at `address`; ClusterError (worded for the teacher) when it cannot."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError(_("Grading on a cluster needs the cluster extra (distributed): pip install -c "
+                             "constraints.txt -e \".[cluster]\"")) from None
+    try:
+        return Client(address, timeout=timeout_s)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(_("Cannot reach the Dask scheduler at {address} ({error}): is it running, and is the "
+                             "address tcp://HOST:PORT?", address=verbatim(address), error=verbatim(exc))) from None
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,8 +79,9 @@ def grade_student(files: dict[str, bytes], target: str | None, memory_mb: int, t
     from . import scheduler, worker_pool
 
     if fingerprint != course_fingerprint():
-        raise ClusterError(f"this Dask worker has another version of the course's judge ({course_fingerprint()}, "
-                           f"the client has {fingerprint}): install the same commit on every worker")
+        raise ClusterError(_("A Dask worker has another version of the course's judge ({theirs}; this machine has "
+                             "{ours}): install the same commit of the course on every worker.",
+                             theirs=course_fingerprint(), ours=fingerprint))
     root = Path(tempfile.mkdtemp(prefix="judge-cluster-"))
     folder = root / "student" / "exercises"
     folder.mkdir(parents=True)
