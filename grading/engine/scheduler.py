@@ -167,6 +167,8 @@ class ClassRun:
     def run(self) -> list[list[ExerciseResult]]:
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+        for k in range(self.n):
+            worker_pool.prestart(k, self.backend)
         checking = threading.Thread(target=self.run_checks, name="grading-checks", daemon=True)
         checking.start()
         try:
@@ -188,6 +190,8 @@ class ClassRun:
             except queue.Empty:
                 return
             try:
+                for e in exercises:  # while the worker starts (prestarted by run), or runs the previous task
+                    self.checker.blob(chapter, e)
                 worker = worker_pool.warm_worker(k, self.backend)
             except WorkerFailed as exc:
                 got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",

@@ -262,13 +262,15 @@ def default_workers() -> WorkerCount:
 
 
 _workers: dict[tuple[str, str], list["Worker | None"]] = {}  # (isolation, backend) -> this process's warm workers
+_starting: dict[tuple[tuple[str, str], int], Future] = {}  # workers being started, for those who wait on them
 
 
 def warm_worker(k: int = 0, backend: sandbox.Backend | None = None) -> Worker:
     """Warm worker number k of this process, started on first use and restarted if it died.
 
     Workers stay warm for the process's lifetime, so later grading calls (the next check() in a
-    notebook, the solutions after the stubs, the next mutant round) skip the cold start.
+    notebook, the solutions after the stubs, the next mutant round) skip the cold start. A worker being started
+    (by prestart, or another thread) is waited for, never started twice.
     """
     isolation = sandbox.detect()
     backend = backend or sandbox.backend()
@@ -278,13 +280,41 @@ def warm_worker(k: int = 0, backend: sandbox.Backend | None = None) -> Worker:
         while len(slots) <= k:
             slots.append(None)
         w = slots[k]
-        if w is None or not w.alive:
-            w = slots[k] = None
-    if w is None:
+        if w is not None and w.alive:
+            return w
+        slots[k] = None
+        starting = _starting.get((key, k))
+        if starting is None:
+            starting = _starting[(key, k)] = Future()
+            mine = True
+        else:
+            mine = False
+    if not mine:
+        return starting.result()
+    try:
         w = Worker(isolation, backend).start()  # outside the lock: several workers start in parallel
+    except BaseException as exc:
         with _workers_lock:
-            _workers[key][k] = w
+            _starting.pop((key, k), None)
+        starting.set_exception(exc)
+        raise
+    with _workers_lock:
+        _workers[key][k] = w
+        _starting.pop((key, k), None)
+    starting.set_result(w)
     return w
+
+
+def prestart(k: int = 0, backend: sandbox.Backend | None = None) -> None:
+    """Start warm worker k in the background (it imports torch while this process builds inputs); a failure is
+    left for the warm_worker call that needs it, which tries again and reports it."""
+    def start() -> None:
+        try:
+            warm_worker(k, backend)
+        except Exception:
+            pass
+
+    threading.Thread(target=start, name=f"grading-prestart-{k}", daemon=True).start()
 
 
 def close_workers() -> None:

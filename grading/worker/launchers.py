@@ -29,17 +29,18 @@ POSIX = os.name == "posix"
 
 
 def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exercises: list[dict], inputs: dict,
-              tasks: int) -> None:
-    """In the learner's process, either backend: confine (folder, limits, guard) and run the learner's code."""
+              tasks: int, copies_shared: bool = False) -> None:
+    """In the learner's process, either backend: confine (folder, limits, guard) and run the learner's code.
+    copies_shared: each exercise gets its own copy of the course model and E (the spawn backend; see batches.py)."""
     from . import guard, learner_process
-    from .transport import shared_objects
+    from .transport import CopiedPerExercise, shared_objects
 
     os.chdir(scratch)
     os.environ.update(HOME=scratch, USERPROFILE=scratch, TMPDIR=scratch, TEMP=scratch, TMP=scratch)
     tempfile.tempdir = scratch
     budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S
     set_limits(msg["memory_mb"], budget, tasks)
-    keep = shared_objects()
+    keep = CopiedPerExercise(shared_objects()) if copies_shared else shared_objects()
     guard.install(scratch, msg.get("blocked", []))
     learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep)
 
@@ -145,6 +146,7 @@ class ForkLauncher:
     """Children forked from the warm worker (POSIX)."""
 
     name = "fork"
+    copies_shared = False  # a process per batch costs a fork: an exercise given the model runs last in its own
 
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
         result_r, result_w = os.pipe()
@@ -188,6 +190,7 @@ class SpawnLauncher:
     """Children that are spare interpreters started ahead of time (no fork): see the module docstring."""
 
     name = "spawn"
+    copies_shared = True  # a process per batch costs a spare: a chapter runs in one, each exercise with its own model
 
     def __init__(self, root: str):
         self.root = root

@@ -1,4 +1,4 @@
-"""The warm grading worker: torch (and, once a request needs it, transformers and the course model) loaded once;
+"""The warm grading worker: torch (and, once inputs need them, transformers and the course model) loaded once;
 a learner process per batch of exercises to run the learner's code.
 
 Started by the judge (grading/engine/worker_pool.py) as `python -m grading.worker.main --backend fork|spawn`
@@ -23,6 +23,7 @@ import argparse
 import io
 import json
 import os
+import sys
 import tempfile
 
 from . import batches, housekeeping, launchers, wire
@@ -52,6 +53,7 @@ class Worker:
                 self.inputs[msg["key"]] = unpickler.load()
                 if unpickler.shared:
                     self.shared.add(msg["key"])
+                warm_transformers()
                 wire.send_json(ctl_out, {"op": "ack"})
             elif op == "grade":
                 inputs = {e["name"]: self.inputs[e["key"]][e["name"]] for e in msg["exercises"]}
@@ -62,6 +64,13 @@ class Worker:
                 return
             else:
                 wire.send_json(ctl_out, {"op": "error", "message": f"unknown op {op!r}: {json.dumps(msg)[:200]}"})
+
+
+def warm_transformers() -> None:
+    """Once inputs have brought transformers in (the course model, a model built by the judge), its model classes
+    too, so every learner process starts with them loaded. Inputs of plain tensors never pay for it."""
+    if "transformers" in sys.modules:
+        from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -77,9 +86,6 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
-    import transformers  # noqa: F401  (warm: every learner process starts with it loaded)
-    from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
-
     from . import calls, guard, inputs, learner_process  # noqa: F401  (warm: every learner process starts with them)
 
     root = os.environ.get("GRADING_SCRATCH") or tempfile.mkdtemp(prefix="grading-")

@@ -1,5 +1,5 @@
 """A spare learner process for the spawn backend (grading/worker/launchers.py): started ahead of time by the warm
-worker, it imports torch and transformers (and loads the course model with --model), then waits for one batch.
+worker, it imports torch (with --model transformers and the course model too), then waits for one batch.
 
     worker -> spare   stdin: one JSON frame {"msg", "exercises", "scratch", "learner_file"} + the pickled inputs
     spare -> worker   stdout: READY (it has its job and its inputs), then grading.worker.learner_process's frames
@@ -27,13 +27,12 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)
-        import transformers  # noqa: F401  (its model classes, half of the import time, only with --model)
-
         from . import calls, guard, launchers, learner_process, limits, wire  # noqa: F401
         from . import inputs as course_inputs
         from .transport import InputsUnpickler
 
         if "--model" in sys.argv:  # the worker has graded exercises that use the course model: they come back
+            import transformers  # noqa: F401  (a spare without it starts in half the time)
             from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
 
             course_inputs.course_model()
@@ -51,7 +50,7 @@ def main() -> None:
         os.dup2(output_fd, 2)
         os.close(output_fd)
         launchers.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
-                           tasks)
+                            tasks, copies_shared=True)
     except BaseException:
         try:
             os.write(2, b"grading child failed:\n")

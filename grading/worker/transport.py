@@ -6,6 +6,7 @@ become the worker's own copy of the fixture, recipes are rebuilt. Holds no check
 """
 from __future__ import annotations
 
+import copy
 import io
 import pickle
 from typing import Any
@@ -139,3 +140,37 @@ def shared_objects() -> dict[int, Any]:
         e = course_inputs.course_embedding()
         keep[id(e)] = e
     return keep
+
+
+class CopiedPerExercise(dict):
+    """Spawn backend's `keep`: each exercise gets its own copy of the course model and E, made the first time one
+    of its cases' inputs reaches them and shared by that exercise's cases (the tokenizer is shared as in `keep`).
+    So one spare grades a whole chapter: an exercise that changes the model changes only its own copy, which the
+    fork backend gets by running such an exercise last in its process instead (grading/worker/batches.py)."""
+
+    def __init__(self, originals: dict[int, Any]):
+        super().__init__(originals)
+
+    def for_exercise(self) -> "_CopyingMemo":
+        return _CopyingMemo(dict(self), {})
+
+
+class _CopyingMemo(dict):
+    """A deepcopy memo that answers a model or E of `originals` with the exercise's own copy (made on first use)."""
+
+    def __init__(self, originals: dict[int, Any], copies: dict[int, Any]):
+        super().__init__()
+        self.originals, self.copies = originals, copies
+
+    def get(self, key, default=None):
+        if key in self.originals and not dict.__contains__(self, key):
+            original = self.originals[key]
+            if not isinstance(original, (torch.nn.Module, torch.Tensor)):
+                return original  # the tokenizer: shared, as the fork backend shares it
+            if key not in self.copies:
+                self.copies[key] = copy.deepcopy(original)
+            return self.copies[key]
+        return dict.get(self, key, default)
+
+    def copy(self) -> "_CopyingMemo":
+        return _CopyingMemo(self.originals, self.copies)
