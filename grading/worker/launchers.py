@@ -7,9 +7,11 @@ crashes and forged frames end the same way whichever made the child.
 - fork (Linux): the child is forked from the warm worker, which already holds torch, transformers, the course
   model and the inputs; it costs tens of milliseconds.
 - spawn (Windows and macOS, or GRADING_BACKEND=spawn): a *spare* interpreter (grading/worker/spare.py) is started
-  ahead of time and imports torch and transformers (and loads the course model once the worker has needed it);
-  a batch is handed to the waiting spare and the next spare starts while it grades. No fork, no select on pipes,
-  no POSIX-only call on this path where the system lacks it.
+  ahead of time and imports torch (and transformers and the course model once the worker has needed them);
+  a whole request (one chapter of one learner file) is handed to the waiting spare, each exercise with its own
+  copy of the course model (`copies_shared`), and the next spare starts while it grades. A spare that ran one
+  learner's code is never given another's. No fork, no select on pipes, no POSIX-only call on this path where
+  the system lacks it.
 """
 from __future__ import annotations
 
