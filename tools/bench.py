@@ -213,7 +213,7 @@ def report(n: int, target: str | None, max_workers: int, exercise: str) -> int:
     first = rows[0][1]
     print(f"\n{os.cpu_count()} CPUs, load average {_load():.1f}, default workers here: "
           f"{worker_pool.default_workers().count}")
-    print(f"  {'run':<48} {'seconds':>8} {'vs 1 worker':>12}")
+    print(f"  {'run':<48} {'seconds':>8} {'vs row 1':>12}")
     for what, seconds in rows:
         ratio = f"{seconds / first:.2f}x" if seconds and first and "class" in what else ""
         print(f"  {what:<48} {seconds if seconds is None else round(seconds, 1)!s:>8} {ratio:>12}")
