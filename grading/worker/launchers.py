@@ -196,7 +196,7 @@ class SpawnLauncher:
 
     def __init__(self, root: str):
         self.root = root
-        self.model = False  # spares load the course model once a batch has needed it
+        self.model = False  # the next spare loads the course model ahead: the last request's inputs held it
         self._spare: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
@@ -215,16 +215,14 @@ class SpawnLauncher:
                 self._spare = self._new_spare()
 
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
-        from .transport import pickle_inputs
+        from .transport import pickle_noting_fixtures
 
-        blob = pickle_inputs(inputs)  # the course model and E by name: the spare resolves them in its own memory
-        from . import inputs as course_inputs
-
+        # the course model and E by name: the spare resolves them in its own memory (loading what it lacks)
+        blob, fixtures = pickle_noting_fixtures(inputs)
         with self._lock:
             proc = self._spare if self._spare is not None and self._spare.poll() is None else self._new_spare()
             self._spare = None
-            if course_inputs.course_model_loaded() and not self.model:
-                self.model = True
+            self.model = "course_model" in fixtures  # a check() again, or the next chapter alike: guess so
         job = {"msg": msg, "exercises": exercises, "scratch": scratch, "learner_file": learner_file}
         if proc.job is not None:
             proc.job.set_memory(int(msg["memory_mb"]))

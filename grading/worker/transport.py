@@ -22,8 +22,15 @@ class FixturePickler(pickle.Pickler):
     def __init__(self, file, fixtures_by_id: dict[int, tuple], storages: dict[int, str]):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._by_id, self._storages = fixtures_by_id, storages
+        self.used: set[str] = set()  # "course_model" (the model, its tokenizer or a parameter), "course_embedding"
 
     def persistent_id(self, obj: Any):
+        pid = self._fixture(obj)
+        if pid is not None and pid[0] != "hf_model":
+            self.used.add("course_embedding" if "course_embedding" in pid[:2] else "course_model")
+        return pid
+
+    def _fixture(self, obj: Any):
         hit = self._by_id.get(id(obj))
         if hit is not None:
             return hit
@@ -57,6 +64,11 @@ def hf_model_recipe(model: torch.nn.Module) -> tuple:
 
 def pickle_inputs(inputs: dict[str, list]) -> bytes:
     """Pickled {exercise: [inputs per case]} for a worker; course fixtures travel by name."""
+    return pickle_noting_fixtures(inputs)[0]
+
+
+def pickle_noting_fixtures(inputs: dict[str, list]) -> tuple[bytes, set[str]]:
+    """pickle_inputs, and which course fixtures went by name ("course_model", "course_embedding")."""
     by_id: dict[int, tuple] = {}
     storages: dict[int, str] = {}
     if course_inputs.course_model_loaded():
@@ -71,8 +83,9 @@ def pickle_inputs(inputs: dict[str, list]) -> bytes:
         by_id[id(e)] = ("base", "course_embedding")
         storages[e.untyped_storage().data_ptr()] = "course_embedding"
     buf = io.BytesIO()
-    FixturePickler(buf, by_id, storages).dump(inputs)
-    return buf.getvalue()
+    pickler = FixturePickler(buf, by_id, storages)
+    pickler.dump(inputs)
+    return buf.getvalue(), pickler.used
 
 
 def resolve_fixture(pid: tuple) -> Any:
