@@ -36,6 +36,7 @@ def say(text: str = "", **kwargs) -> None:
     """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
     print(show(text), **kwargs)
 
+
 def _positive(text: str) -> int:
     """--workers N: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
@@ -161,7 +162,7 @@ def cmd_check(args) -> int:
     from grading.catalog import load_chapters
 
     stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
-                                       lang=i18n.MARKED)  # checked for untranslated text, then shown in English
+                                       workers=args.workers, lang=i18n.MARKED)  # checked for untranslated text, then shown in English
     modules = {c.number: c.module for c in load_chapters()}
     untranslated = sorted({leak for r in stubs + sols if i18n.has_catalog(modules[r.chapter])
                            for leak in i18n.untranslated(r, "zh")})
@@ -200,7 +201,7 @@ def cmd_progress(args) -> int:
     from grading.reports.console import progress_lines
 
     source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
-    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb)
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, workers=args.workers)
     chapters = load_chapters()
     for chapter in chapters:
         mine = [r for r in results if r.chapter == chapter.number]
@@ -218,7 +219,8 @@ def cmd_list(args) -> int:
     from grading.engine import scheduler
     from grading.reports import points
 
-    results = {r.name: r for r in scheduler.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
+    results = {r.name: r for r in scheduler.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb,
+                                                  workers=args.workers)}
     course = [0.0, 0.0]
     for chapter in load_chapters():
         scored = [(e, points.score(results[e.name], e) if e.name in results else None) for e in chapter.exercises]
@@ -357,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("hint needs an exercise name: python judge.py hint lookup")
     if command == "gradescope-package":
         return cmd_gradescope_package(args)
+    if args.scheduler and args.workers:
+        p.error("--workers and --scheduler: choose one (on a cluster, its Dask workers are the workers)")
     if args.class_dir:
         return cmd_class(args)
     if args.scheduler:
