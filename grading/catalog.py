@@ -36,20 +36,26 @@ def _check_calls(chapter: Chapter) -> None:
                                 "in a chapter's checks (see grading/README.md).")
 
 
+def _modules() -> list[str]:
+    """The check modules' names (grading/checks/chNN_*, a module or a package), in chapter order."""
+    return sorted(m.name for m in pkgutil.iter_modules([str(CHECKS)]) if m.name[:2] == "ch" and m.name[2:4].isdigit())
+
+
+def _load(name: str) -> Chapter:
+    """One check module's CHAPTER, its cases' protocols checked; CatalogError if it does not load."""
+    try:
+        chapter = importlib.import_module(f"grading.checks.{name}").CHAPTER
+        _check_calls(chapter)
+    except Exception as exc:
+        raise CatalogError(f"The course's own checks in grading/checks/{name} fail to load ({type(exc).__name__}: "
+                           f"{exc}). This is a bug in the course, not in your exercises: update your copy of the "
+                           "course.") from exc
+    return chapter
+
+
 def load_chapters() -> list[Chapter]:
-    """Every check module's CHAPTER (grading/checks/chNN_*, a module or a package), in chapter order."""
-    names = sorted(m.name for m in pkgutil.iter_modules([str(CHECKS)]) if m.name[:2] == "ch" and m.name[2:4].isdigit())
-    chapters = []
-    for n in names:
-        try:
-            chapter = importlib.import_module(f"grading.checks.{n}").CHAPTER
-            _check_calls(chapter)
-        except Exception as exc:
-            raise CatalogError(f"The course's own checks in grading/checks/{n} fail to load ({type(exc).__name__}: "
-                               f"{exc}). This is a bug in the course, not in your exercises: update your copy of the "
-                               "course.") from exc
-        chapters.append(chapter)
-    return chapters
+    """Every check module's CHAPTER, in chapter order."""
+    return [_load(n) for n in _modules()]
 
 
 def find_chapter(chapters: list[Chapter], target: str | int) -> Chapter | None:
@@ -73,3 +79,26 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
         known = ", ".join(e.name for c in chapters for e in c.exercises)
         raise CatalogError(f"No chapter or exercise called {target!r}. Exercises: {known}")
     return picked
+
+
+def chapters_for(target: str | None) -> list[Chapter]:
+    """The chapters `target` can select, importing only their check modules: a chapter by number or module name,
+    an exercise by the chapter whose check files name it. Anything else (no target, a name no file holds) loads
+    every chapter, so select() still answers with the full list of exercises."""
+    modules = _modules()
+    if target:
+        number = chapter_number(target)
+        picked = [n for n in modules if n[2:4] == number or n == target]
+        if not picked:
+            quoted = (f'"{target}"', f"'{target}'")
+            picked = [n for n in modules if any(q in p.read_text(encoding="utf-8") for q in quoted
+                                                for p in _sources(CHECKS / n))]
+        chapters = [_load(n) for n in picked]
+        if any(c.number == number or c.module == target or any(e.name == target for e in c.exercises)
+               for c in chapters):
+            return chapters
+    return load_chapters()
+
+
+def _sources(path: Path) -> list[Path]:
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]

@@ -79,7 +79,6 @@ def _submissions(folder: Path, scratch: Path, wanted: list[str] | None) -> dict[
 
 def run(args, titles: dict[str, str]) -> int:
     """Grade the class folder `args.class_dir` and write its reports; the exit code (0: every student graded)."""
-    from .engine import scheduler
     from .engine.sandbox import detect
     from .reports.gradebook import progress_line, write_class_outputs
 
@@ -130,8 +129,7 @@ def run(args, titles: dict[str, str]) -> int:
                 flush=True)
 
         try:
-            graded = scheduler.grade_many([s.folder for s in todo], args.target, memory_mb=args.memory_mb,
-                                          on_done=on_done, blocked_extra=[folder, scratch]) if todo else []
+            graded = grade_class(args, [s.folder for s in todo], on_done, [folder, scratch]) if todo else []
         except Exception as exc:  # a failure of the judge itself, never one student's code
             say(_("Could not grade the class: {error}", error=str(exc)))
             return 2
@@ -153,6 +151,31 @@ def run(args, titles: dict[str, str]) -> int:
         return 1 if any(n in ungraded for n in new) else 0  # only this run's students count
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+def grade_class(args, sources: list[Path], on_done, blocked_extra: list[Path]) -> list[list]:
+    """The class graded here on --workers workers, or on the Dask cluster at --scheduler; says which first."""
+    from .engine import scheduler, worker_pool
+
+    if args.scheduler:
+        from .engine import cluster
+
+        client = cluster.connect(args.scheduler)
+        say(_("Grading {students} students on the Dask cluster at {address} ({workers} workers).",
+              students=len(sources), address=args.scheduler, workers=len(client.scheduler_info()["workers"])),
+            flush=True)
+        with client:
+            return cluster.grade_on_cluster(client, sources, args.target, memory_mb=args.memory_mb, on_done=on_done)
+    if args.workers:
+        say(_("Grading {students} students on {workers} workers (--workers).", students=len(sources),
+              workers=args.workers), flush=True)
+    else:
+        count = worker_pool.default_workers()
+        say(_("Grading {students} students on {workers} workers: one per core ({cores}), as memory allows "
+              "({memory} MB available, about {per} MB per worker); --workers N to change it.",
+              students=len(sources), workers=count.count, cores=count.cores, memory=count.memory_mb or "?",
+              per=worker_pool.WORKER_MB), flush=True)
+    return scheduler.grade_many(sources, args.target, memory_mb=args.memory_mb, workers=args.workers,
+                                on_done=on_done, blocked_extra=blocked_extra)
 
 
 def merge(old: dict[str, list[ExerciseResult]], new: dict[str, list[ExerciseResult]],

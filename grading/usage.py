@@ -21,8 +21,11 @@ TEXTS = (  # judge.py's docstring (the description), then each option's help, as
     python judge.py prove           prove every stub fails, every solution passes and every mutant fails
                                     (`check` is the same command, its older name)
     python judge.py --solutions     grade solutions/ instead
-    python judge.py --class DIR --gradebook grades.csv    grade each student folder in DIR
-        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle]
+    python judge.py --class DIR --gradebook grades.csv    grade each student in DIR (a folder or an archive each)
+        --workers N (default: one per core, as memory allows), --scheduler ADDRESS (a Dask cluster),
+        --feedback DIR (a Markdown and an HTML report per student), --lms-csv FILE [--lms canvas|moodle],
+        --excel (CSVs with a byte-order mark), --student NAME / --update (re-grade into the earlier reports),
+        --trusted-class (grade without an OS sandbox, for code you trust)
     python judge.py gradescope-package autograder.zip       build the Gradescope autograder upload
     python judge.py handout DIR [--git] [--github-classroom]  build the students' copy (tools/handout.py)
 Reports: --json FILE, --junit FILE, --gradescope FILE, --classroom FILE.
@@ -32,19 +35,24 @@ Exit code 0 only when everything graded passed.
     N_("a command (prove or check, doctor, list, hint NAME, quiz NN, gradescope-package ZIP) or a chapter/exercise"),
     N_("grade solutions/ instead of exercises/"),
     N_("grade the exercise files in this folder"),
-    N_("grade every DIR/<student>/exercises/ folder"),
-    N_("CSV file for --class (default gradebook.csv)"),
+    N_("grade every student in DIR (a folder or an archive each)"),
+    N_("the gradebook CSV (with --class: default gradebook.csv)"),
     N_("write a JSON report here"),
-    N_("write a JUnit XML report here"),
-    N_("with --class: write DIR/<student>.md and .html feedback reports"),
-    N_("write Gradescope's results.json here"),
-    N_("write a GitHub Classroom runner result (JSON) here"),
-    N_("with --class: write a grade CSV for Canvas or Moodle import"),
+    N_("write a JUnit XML report here (with --class: a folder, one file per student)"),
+    N_("write DIR/<student>.md and .html feedback reports"),
+    N_("write Gradescope's results.json here (with --class: a folder, one file per student)"),
+    N_("write a GitHub Classroom runner result (JSON) here (with --class: a folder, one file per student)"),
+    N_("write a grade CSV for Canvas or Moodle import"),
     N_("format of --lms-csv (default canvas)"),
+    N_("CSVs (gradebook, --lms-csv) start with a byte-order mark, so Excel shows accented and Chinese names right"),
+    N_("with --class where no OS sandbox (bubblewrap) runs: grade anyway, for code you trust; every report records it"),
+    N_("with --class: grade only this student (repeat for more) into the class's existing reports"),
+    N_("with --class: merge this run (a chapter, or --student) into the reports of the earlier run at --gradebook instead of starting them afresh"),
     N_("memory limit for learner code (default 6144)"),
+    N_("grading workers (default: one per core, as memory allows)"),
+    N_("with --class: grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; needs the cluster extra)"),
     N_("statuses only, no feedback"),
-    N_("the language of every message: en or zh (default: GRADING_LANG, else the locale); teacher files keep their "
-       "English column names"),
+    N_("the language of every message: en or zh (default: GRADING_LANG, else the locale); teacher files keep their English column names"),
     N_("show this help message and exit"),
 )
 ARGPARSE = (N_("usage: "), N_("positional arguments"), N_("options"))  # argparse's own words

@@ -26,14 +26,10 @@ LAYERS = (
 )
 
 MAX_FILE_LINES, MAX_FUNCTION_LINES = 400, 80
-LONG_FILES = {  # file -> why it may be longer, for now
-    "grading/worker/children.py": "being split in issue 32 item 2",
-}
+LONG_FILES: dict[str, str] = {}  # file -> why it may be longer
 LONG_FUNCTIONS = {  # (file, function) -> why it may be longer
     ("grading/worker/guard.py", "_hook"): "the audit hook: one function that reads no global name, so learner code "
                                           "cannot rebind what it calls (its parts are default arguments)",
-    ("grading/worker/main.py", "grade_once"): "being split in issue 32 item 2",
-    ("grading/engine/scheduler.py", "grade_many"): "being split in issue 32 item 2",
 }
 DYNAMIC_BY_NAME = {  # module -> why it may import a module whose name is only known at run time
     "grading.worker.transport": "unpickles inputs: only the classes its allow-list names (grading/worker/inputs.py)",

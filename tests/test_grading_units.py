@@ -1,9 +1,10 @@
 """Unit tests for the judge's per-process singletons (each has one explicit reset that tests use instead of
-reaching into a cache: grading/engine/sandbox.py: reset_detection, grading/engine/workers.py: close_workers,
+reaching into a cache: grading/engine/sandbox.py: reset_detection, grading/engine/worker_pool.py: close_workers,
 grading/notebook.py: reset_session), the catalog's errors, and how the engine completes a result record."""
 from __future__ import annotations
 
-from grading.engine import sandbox, workers
+from grading.engine import sandbox
+from grading.engine import worker_pool as workers
 from grading.engine.checker import Checker
 
 
@@ -21,7 +22,7 @@ def test_close_workers_closes_every_warm_worker_and_the_next_call_starts_afresh(
     started = []
 
     class FakeWorker:
-        def __init__(self, isolation):
+        def __init__(self, isolation, backend=None):
             self.closed = False
             started.append(self)
 

@@ -69,7 +69,7 @@ def test_exception_shows_only_the_learners_frames(tmp_path):
     """)
     assert r.status == model.ERROR
     msg = r.cases[0].message
-    assert "my own bug" in msg and "helper" in msg and "grading" not in msg and "child.py" not in msg
+    assert "my own bug" in msg and "helper" in msg and "grading" not in msg and "learner_process.py" not in msg
 
 
 def test_endless_loop_times_out_and_the_rest_is_still_graded(tmp_path):

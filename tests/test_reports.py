@@ -123,7 +123,7 @@ def test_error_labels_for_the_summary():
     assert en_label(whole("01", "lookup", ERROR, 3, SYNTAX_ERROR, "SyntaxError")) == "SyntaxError at import"
     raised = "your code raised an error:\n  File \"x.py\", line 2, in f\nValueError: my own bug"
     crashed = result("01", "lookup", ERROR, [("a", False, raised), ("b", True, "")])
-    crashed.cases[0].error_type = "ValueError"  # the class the learner's process sent (grading/worker/child.py)
+    crashed.cases[0].error_type = "ValueError"  # the class the learner's process sent (grading/worker/learner_process.py)
     assert en_label(crashed) == "ValueError"
     assert en_label(result("01", "lookup", WRONG, [("a", False, "x")])) == ""
     died = whole("01", "lookup", ERROR, 2, "The grading process died.\nMore")

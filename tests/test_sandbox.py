@@ -461,10 +461,10 @@ def test_a_compiled_extension_written_by_the_learner_is_refused(tmp_path, suffix
 @needs_bwrap
 def test_the_worker_kills_what_a_child_left_behind(tmp_path):
     """Should native code get past the hooks anyway, a daemon it leaves (own session, reparented to the sandbox's
-    init) is killed by the worker before the next child: grading.worker.main._kill_strays, run where the worker runs."""
+    init) is killed by the worker before the next child: grading.worker.housekeeping.kill_strays, run where the worker runs."""
     script = textwrap.dedent("""
         import os, subprocess, time
-        from grading.worker import main as warm
+        from grading.worker import housekeeping as warm
         subprocess.run(["sh", "-c", "setsid sleep 60 &"], check=True)  # orphaned at once, in its own session
         time.sleep(0.2)
         def others():
@@ -472,7 +472,7 @@ def test_the_worker_kills_what_a_child_left_behind(tmp_path):
             return [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in spare
                     and open(f"/proc/{p}/stat").read().split()[2] != "Z"]
         before = len(others())
-        warm._kill_strays()
+        warm.kill_strays()
         time.sleep(0.2)
         print(before, len(others()))
     """)
@@ -587,7 +587,7 @@ def test_fallback_bounds_disk_use(tmp_path, monkeypatch):
 
 
 def test_a_worker_that_cannot_start_is_a_named_error_not_a_crash(tmp_path, monkeypatch):
-    from grading.engine import workers
+    from grading.engine import worker_pool as workers
 
     def broken(*_a, **_k):
         raise workers.WorkerFailed("simulated: bwrap refused to start")

@@ -4,6 +4,10 @@
     python -m tools.bench --latency                 check() cold (first call) and warm, per exercise
     python -m tools.bench --latency --backend both  the same with children forked, then with spare processes
                                                     (the backend Windows and macOS use), one after the other
+    python -m tools.bench --report --students 6     side by side, each in a fresh process: the class with fork
+                                                    and with spawn (os.fork removed, as on Windows), on 1..N
+                                                    workers, on a Dask LocalCluster of 2 workers, and one exercise
+                                                    from the command line, cold (--target for the class's part)
 
 The class mixes correct students (the reference solutions), untouched stubs, buggy students (each chapter
 file is the solution with one exercise replaced by one of its mutants, mutants/<chapter>/) and hostile
@@ -14,6 +18,7 @@ must give, so the figures are only printed for a judge that also graded correctl
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -91,10 +96,12 @@ def _verify(kind: str, results) -> str | None:
         return f"a correct student failed {failed}"
     if kind == "stub" and any(r.passed for r in results if not r.is_quiz):
         return "a stub passed an exercise"
-    if kind == "buggy" and not failed:
+    if kind == "buggy" and not failed and len({r.chapter for r in results}) > 1:  # its mistake may be elsewhere
         return "a buggy student passed everything"
     if kind.startswith("hostile"):
         ch04 = [r for r in results if r.chapter == "04" and not r.is_quiz]
+        if not ch04:  # a --target without chapter 04, where the hostile code is
+            return None
         # a tamperer that finds nothing to write (the sandbox hides the class) may pass; "no submission changed"
         # is its check
         if kind not in ("hostile:loop", "hostile:tamper") and any(r.passed for r in ch04):
@@ -104,8 +111,11 @@ def _verify(kind: str, results) -> str | None:
     return None
 
 
-def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
-    from grading.engine import sandbox, scheduler
+def bench_class(n: int, workers: int | None, keep: Path | None, target: str | None = None,
+                cluster: int = 0) -> int:
+    """Grade a generated class of `n` (on `cluster` local Dask workers when given); prints a BENCH line with the
+    seconds for --report."""
+    from grading.engine import sandbox, scheduler, worker_pool
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="judge-bench-"))
     if keep and root.exists():
@@ -114,8 +124,11 @@ def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
     names = sorted(roster)
     before = {p: p.read_bytes() for p in root.rglob("*.py")}
     mix = ", ".join(f"{sum(1 for k in roster.values() if k.split(':')[0] == kind)} {kind}" for kind in KINDS)
+    where = (f"a LocalCluster of {cluster} Dask workers" if cluster
+             else f"{workers or worker_pool.default_workers().count} workers")
     print(f"Grading {n} generated students ({mix}) "
-          f"on {workers or min(2, os.cpu_count() or 1)} workers; isolation: {sandbox.detect()}; "
+          f"on {where}; "
+          f"isolation: {sandbox.detect()}; "
           f"backend: {sandbox.backend().name}", flush=True)
     start = time.perf_counter()
     done = [0]
@@ -127,8 +140,11 @@ def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
             print(f"  {done[0]}/{n} students, {el:.0f} s elapsed, about {el / done[0] * (n - done[0]):.0f} s left",
                   flush=True)
 
-    graded = scheduler.grade_many([root / s / "exercises" for s in names], workers=workers, on_done=on_done,
-                               blocked_extra=[root])
+    sources = [root / s / "exercises" for s in names]
+    if cluster:
+        graded, start = _on_local_cluster(cluster, sources, target, on_done)
+    else:
+        graded = scheduler.grade_many(sources, target, workers=workers, on_done=on_done, blocked_extra=[root])
     seconds = time.perf_counter() - start
     problems = [f"{s} ({roster[s]}): {why}" for s, rs in zip(names, graded) if (why := _verify(roster[s], rs))]
     changed = [str(p) for p, data in before.items() if not p.exists() or p.read_bytes() != data]
@@ -143,7 +159,65 @@ def bench_class(n: int, workers: int | None, keep: Path | None) -> int:
         print("WRONG RESULTS:\n  " + "\n  ".join(problems[:20]))
         return 1
     print("Every student got the results their kind must give; no submission was changed.")
+    print("BENCH " + json.dumps({"seconds": seconds}))
     return 0
+
+
+def _on_local_cluster(n: int, sources: list[Path], target: str | None, on_done):
+    """The class on a distributed.LocalCluster of n worker processes (1 thread each) on 127.0.0.1; (results, the
+    time grading started: after the cluster is up, as a teacher's running cluster would be)."""
+    from distributed import Client, LocalCluster
+
+    from grading.engine import cluster
+
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as lc, Client(lc) as client:
+        start = time.perf_counter()
+        return cluster.grade_on_cluster(client, sources, target, on_done=on_done), start
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float | None:
+    """Seconds a fresh `python -m tools.bench ...` reports (its BENCH line), or None when it failed."""
+    done = subprocess.run([sys.executable, "-m", "tools.bench", *argv], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=7200)
+    line = next((x for x in reversed(done.stdout.splitlines()) if x.startswith("BENCH ")), None)
+    if done.returncode or line is None:
+        print(done.stdout[-1500:], done.stderr[-1500:])
+        return None
+    return json.loads(line[6:])["seconds"]
+
+
+def _cold_exercise(exercise: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "judge.py", exercise, "-q"], cwd=REPO, env=env, capture_output=True,
+                   timeout=1800)
+    return time.perf_counter() - start
+
+
+def report(n: int, target: str | None, max_workers: int, exercise: str) -> int:
+    """Everything side by side, each in a fresh process (so each pays its own start, as a teacher's run does)."""
+    from grading.engine import worker_pool
+
+    base = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    no_fork = {**base, "GRADING_BACKEND": "spawn",
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "tests" / "no_fork"), str(REPO),
+                                                            base.get("PYTHONPATH")]))}
+    common = ["--students", str(n)] + (["--target", target] if target else [])
+    rows = [(f"class of {n}, fork, {k} worker{'s' * (k > 1)}", _timed(common + ["--workers", str(k)],
+                                                                       {**base, "GRADING_BACKEND": "fork"}))
+            for k in range(1, max_workers + 1)]
+    rows.append((f"class of {n}, spawn (no os.fork), {max_workers} workers",
+                 _timed(common + ["--workers", str(max_workers)], no_fork)))
+    rows.append((f"class of {n}, Dask LocalCluster of 2 workers", _timed(common + ["--cluster", "2"], base)))
+    rows.append((f"python judge.py {exercise}, cold", _cold_exercise(exercise, base)))
+    first = rows[0][1]
+    print(f"\n{os.cpu_count()} CPUs, load average {_load():.1f}, default workers here: "
+          f"{worker_pool.default_workers().count}")
+    print(f"  {'run':<48} {'seconds':>8} {'vs row 1':>12}")
+    for what, seconds in rows:
+        ratio = f"{seconds / first:.2f}x" if seconds and first and "class" in what else ""
+        print(f"  {what:<48} {seconds if seconds is None else round(seconds, 1)!s:>8} {ratio:>12}")
+    return 0 if all(s is not None for _w, s in rows) else 1
 
 
 LATENCY_SCRIPT = """
@@ -190,7 +264,13 @@ def bench_latency(targets: list[str], source: Path, repeats: int, pause: float =
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--students", type=int, default=0, help="grade a generated class of this many students")
-    p.add_argument("--workers", type=int, default=None, help="grading workers (default: 2, or 1 on one CPU)")
+    p.add_argument("--workers", type=int, default=None, help="grading workers (default: one per core, as memory "
+                   "allows; with --report the largest count compared)")
+    p.add_argument("--target", help="grade only this chapter or exercise of the class (default: everything)")
+    p.add_argument("--cluster", type=int, default=0, help="grade the class on a Dask LocalCluster of this many workers")
+    p.add_argument("--report", action="store_true", help="fork/spawn, 1..N workers, a cluster of 2 and one cold "
+                   "exercise side by side")
+    p.add_argument("--exercise", default="top_p_filter", help="the exercise --report times cold")
     p.add_argument("--keep", help="write the class here and keep it (default: a temporary folder)")
     p.add_argument("--latency", action="store_true", help="measure check() cold and warm")
     p.add_argument("--targets", default="top_p_filter,greedy_generate,lookup,logit_lens,04",
@@ -209,8 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.backend:
         os.environ["GRADING_BACKEND"] = args.backend
     rc = 0
+    if args.report:
+        return report(args.students or 6, args.target, args.workers or 2, args.exercise)
     if args.students:
-        rc |= bench_class(args.students, args.workers, Path(args.keep) if args.keep else None)
+        rc |= bench_class(args.students, args.workers, Path(args.keep) if args.keep else None, args.target,
+                          args.cluster)
     if args.latency:
         rc |= bench_latency(args.targets.split(","), Path(args.source), args.repeats, args.pause)
     if not args.students and not args.latency:

@@ -1,10 +1,10 @@
-"""Schedule grading: each chapter of each learner folder goes to a warm sandboxed worker (engine/workers.py),
+"""Schedule grading: each chapter of each learner folder goes to a warm sandboxed worker (engine/worker_pool.py),
 whose reply one checking thread hands to the Checker (engine/checker.py) while the workers run the next file.
+A class spread over a Dask cluster runs this same scheduler on each cluster worker (engine/cluster.py).
 """
 from __future__ import annotations
 
 import io
-import os
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -16,11 +16,11 @@ import torch
 
 from .. import i18n
 from ..i18n import _, verbatim
-from ..catalog import load_chapters, select
+from ..catalog import chapters_for, select
 from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseResult
 from ..worker import limits
-from . import workers as warm_workers
-from .workers import Worker, WorkerFailed
+from . import sandbox, worker_pool
+from .worker_pool import Worker, WorkerFailed
 from .checker import Checker, class_name, complete, whole_exercise
 from ..dependencies import call_graph
 
@@ -118,13 +118,13 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
 
 
 def import_error(outcome: dict) -> str:
-    """The class of what importing the learner's file raised (grading/worker/child.py sends it on the first line
-    of an import error), or ''."""
+    """The class of what importing the learner's file raised (grading/worker/learner_process.py sends it on the
+    first line of an import error), or ''."""
     return class_name(outcome["message"].split("\n", 1)[0]) if outcome["kind"] == "import_error" else ""
 
 
 def _detail(exc: BaseException) -> str:
-    """A WorkerFailed's text: marked where engine/workers.py words it, else shown as is (a technical detail)."""
+    """A WorkerFailed's text: marked where engine/worker_pool.py words it, else shown as is (a technical detail)."""
     text = str(exc)
     return text if i18n.START in text else verbatim(text)
 
@@ -143,107 +143,128 @@ def _tag(res: ExerciseResult, isolation: str) -> ExerciseResult:
     return res
 
 
-def _plan_needs_model(plan) -> bool:
+def plan_needs_model(plan) -> bool:
+    """Whether an exercise of `plan` gets the course model (its cache is then prepared once, before grading)."""
     return any(e.uses_course_model for _chapter, es in plan for e in es)
 
 
-def _workers_for(n_tasks: int, workers: int | None) -> int:
-    return max(1, min(n_tasks, workers or min(2, os.cpu_count() or 1)))
+def plan_for(target: str | None) -> list[tuple[Chapter, list[Exercise]]]:
+    """The chapters and exercises `target` selects, with only their chapters' checks imported
+    (catalog.chapters_for: one exercise from the command line does not load the whole course)."""
+    return select(chapters_for(target), target)
+
+
+class ClassRun:
+    """One grade_many call: tasks (one per folder and chapter) taken by `n` worker threads, each on its own warm
+    worker, and one checking thread that checks what they got back and hands the results out in order."""
+
+    def __init__(self, sources: list[Path], plan, n: int, options: dict, checker: Checker,
+                 on_done, on_result, lang: str | None, backend: sandbox.Backend):
+        self.sources, self.plan, self.n, self.options, self.checker = sources, plan, n, options, checker
+        self.on_done, self.on_result, self.lang, self.backend = on_done, on_result, lang, backend
+        self.shown = i18n.language(lang) if lang != i18n.MARKED else ""
+        self.tasks: queue.Queue = queue.Queue()
+        for i, src in enumerate(sources):
+            for j, (chapter, exercises) in enumerate(plan):
+                self.tasks.put((i, j, src, chapter, exercises))
+        self.found: dict[tuple[int, int], list[ExerciseResult]] = {}
+        self.remaining = [len(plan)] * len(sources)
+        self.to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply); None ends the checking thread
+        self.check_failed: list[BaseException] = []  # the first error of the checking thread (a callback that raised)
+
+    def run(self) -> list[list[ExerciseResult]]:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
+        for k in range(self.n):
+            worker_pool.prestart(k, self.backend)
+        checking = threading.Thread(target=self.run_checks, name="grading-checks", daemon=True)
+        checking.start()
+        try:
+            with ThreadPoolExecutor(max_workers=self.n) as ex:
+                list(ex.map(self.run_worker, range(self.n)))
+        finally:
+            self.to_check.put(None)
+            checking.join()
+            torch.set_num_threads(threads)
+        if self.check_failed:
+            raise self.check_failed[0]
+        return [[r for j in range(len(self.plan)) for r in self.found[(i, j)]] for i in range(len(self.sources))]
+
+    def run_worker(self, k: int) -> None:
+        """Worker thread k: take tasks until none is left; each reply goes to the checking thread."""
+        while True:
+            try:
+                i, j, src, chapter, exercises = self.tasks.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                for e in exercises:  # while the worker starts (prestarted by run), or runs the previous task
+                    self.checker.blob(chapter, e)
+                worker = worker_pool.warm_worker(k, self.backend)
+            except WorkerFailed as exc:
+                got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
+                                                           error=_detail(exc))) for e in exercises]
+            else:
+                got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", self.checker,
+                               **self.options)
+            self.to_check.put((i, j, src, got))
+
+    def run_checks(self) -> None:
+        """The checking thread: drains to the end whatever fails, so no worker thread blocks."""
+        while (item := self.to_check.get()) is not None:
+            i, j, src, got = item
+            graph = got.graph if isinstance(got, _Reply) else {}
+            try:
+                res = got if isinstance(got, list) else check_reply(got, self.checker)
+            except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
+                res = [whole_exercise(self.plan[j][0], e, ERROR, _(
+                    "The judge failed while checking this ({error}); please report it.",
+                    error=verbatim(f"{type(exc).__name__}: {exc}"))) for e in self.plan[j][1]]
+            try:
+                self.finish(i, j, src, complete(self.plan[j][1], res, graph))
+            except BaseException as exc:  # on_result/on_done raised: re-raised in the caller's thread by run()
+                self.found[(i, j)] = res
+                self.check_failed.append(exc)
+
+    def finish(self, i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
+        if self.lang != i18n.MARKED:
+            res = [i18n.localize(r, self.shown) for r in res]
+        for r in res if self.on_result else ():
+            self.on_result(r)
+        self.found[(i, j)] = res
+        self.remaining[i] -= 1
+        if self.remaining[i] == 0 and self.on_done:  # in one thread: one student's report is never interleaved
+            self.on_done(i, src, [r for jj in range(len(self.plan)) for r in self.found[(i, jj)]])
 
 
 def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
                checker: Checker | None = None, time_limit_s: float | None = None,
                on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
                blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
-               lang: str | None = None) -> list[list[ExerciseResult]]:
-    """Grade several exercise folders (`sources`: a class) on a pool of warm workers; results in their order.
+               lang: str | None = None, backend: sandbox.Backend | None = None) -> list[list[ExerciseResult]]:
+    """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
 
+    workers: how many (None: worker_pool.default_workers(), the cores bounded by memory); never more than tasks.
     on_done(i, source, results) is called (from the checking thread) as each folder is finished;
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
     lang: the language of names and messages (grading/i18n.py: None follows the locale; i18n.MARKED keeps marks).
-    Workers run the learner's code while one thread checks what they sent back, so no worker waits for a check.
+    backend: fork or spawn (None: sandbox.backend(), decided here once for every worker of the run).
     """
-    checker = checker or Checker()
-    shown = i18n.language(lang) if lang != i18n.MARKED else ""
-    plan = select(load_chapters(), target)
-    if _plan_needs_model(plan):
+    plan = plan_for(target)
+    if plan_needs_model(plan):
         from lesson_utils.course_model import ensure_course_model
 
         ensure_course_model()  # build the cache once here, not concurrently in the workers
     sources = [Path(s).resolve() for s in sources]
-    tasks: queue.Queue = queue.Queue()
-    for i, src in enumerate(sources):
-        for j, (chapter, exercises) in enumerate(plan):
-            tasks.put((i, j, src, chapter, exercises))
-    found: dict[tuple[int, int], list[ExerciseResult]] = {}
-    remaining = [len(plan)] * len(sources)
-    n = _workers_for(tasks.qsize(), workers)
-    to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply) for the checking thread; None ends it
-    check_failed: list[BaseException] = []  # the first error of the checking thread (a callback that raised)
-
-    def finish(i: int, j: int, src: Path, res: list[ExerciseResult]) -> None:
-        if lang != i18n.MARKED:
-            res = [i18n.localize(r, shown) for r in res]
-        for r in res if on_result else ():
-            on_result(r)
-        found[(i, j)] = res
-        remaining[i] -= 1
-        if remaining[i] == 0 and on_done:  # in one thread: one student's report is never interleaved
-            on_done(i, src, [r for jj in range(len(plan)) for r in found[(i, jj)]])
-
-    def run_worker(k: int) -> None:
-        while True:
-            try:
-                i, j, src, chapter, exercises = tasks.get_nowait()
-            except queue.Empty:
-                break
-            try:
-                worker = warm_workers.warm_worker(k)
-            except WorkerFailed as exc:
-                got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
-                                                           error=_detail(exc)))
-                       for e in exercises]
-            else:
-                got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", checker, memory_mb,
-                               time_limit_s, blocked_extra)
-            to_check.put((i, j, src, got))  # checked in the checking thread while this worker runs the next
-
-    def run_checks() -> None:
-        while (item := to_check.get()) is not None:  # drains to the end whatever fails, so no worker blocks
-            i, j, src, got = item
-            graph = got.graph if isinstance(got, _Reply) else {}
-            try:
-                res = got if isinstance(got, list) else check_reply(got, checker)
-            except Exception as exc:  # a bug in the judge: a named error for this chapter, never a lost student
-                res = [whole_exercise(plan[j][0], e, ERROR, _("The judge failed while checking this ({error}); please "
-                                                               "report it.", error=verbatim(f"{type(exc).__name__}: "
-                                                                                            f"{exc}")))
-                       for e in plan[j][1]]
-            try:
-                finish(i, j, src, complete(plan[j][1], res, graph))
-            except BaseException as exc:  # on_result/on_done raised: re-raised in the caller's thread below
-                found[(i, j)] = res
-                check_failed.append(exc)
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
-    checking = threading.Thread(target=run_checks, name="grading-checks", daemon=True)
-    checking.start()
-    try:
-        with ThreadPoolExecutor(max_workers=n) as ex:
-            list(ex.map(run_worker, range(n)))
-    finally:
-        to_check.put(None)
-        checking.join()
-        torch.set_num_threads(threads)
-    if check_failed:
-        raise check_failed[0]
-    return [[r for j in range(len(plan)) for r in found[(i, j)]] for i in range(len(sources))]
+    n = max(1, min(len(sources) * len(plan), workers or worker_pool.default_workers().count))
+    options = dict(memory_mb=memory_mb, time_limit_s=time_limit_s, blocked_extra=blocked_extra)
+    return ClassRun(sources, plan, n, options, checker or Checker(), on_done, on_result, lang,
+                    backend or sandbox.backend()).run()
 
 
 def grade(folder: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,
           checker: Checker | None = None, time_limit_s: float | None = None,
-          on_result=None, lang: str | None = None) -> list[ExerciseResult]:
+          on_result=None, lang: str | None = None, backend: sandbox.Backend | None = None) -> list[ExerciseResult]:
     """Grade the exercise files in `folder` (an exercises/ or solutions/ folder).
 
     memory_mb limits the learner process's address space (POSIX only); time_limit_s, when given,
@@ -251,4 +272,4 @@ def grade(folder: Path, target: str | None = None, memory_mb: int = 6144, worker
     ExerciseResult as soon as its chapter is graded (from a worker thread), for live output.
     """
     return grade_many([Path(folder)], target, memory_mb, workers, checker, time_limit_s, on_result=on_result,
-                      lang=lang)[0]
+                      lang=lang, backend=backend)[0]

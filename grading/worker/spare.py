@@ -1,8 +1,8 @@
-"""A spare learner process for the spawn backend (grading/worker/children.py): started ahead of time by the warm
-worker, it imports torch and transformers (and loads the course model with --model), then waits for one batch.
+"""A spare learner process for the spawn backend (grading/worker/launchers.py): started ahead of time by the warm
+worker, it imports torch (with --model transformers and the course model too), then waits for one batch.
 
     worker -> spare   stdin: one JSON frame {"msg", "exercises", "scratch", "learner_file"} + the pickled inputs
-    spare -> worker   stdout: READY (it has its job and its inputs), then grading.worker.child's frames
+    spare -> worker   stdout: READY (it has its job and its inputs), then grading.worker.learner_process's frames
                       stderr: what the learner's code prints
 
 Until READY, whatever importing prints goes to the null device, so it is never the learner's output.
@@ -20,20 +20,19 @@ def main() -> None:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     try:
-        from .main import _nondumpable
+        from .housekeeping import nondumpable
 
-        _nondumpable()  # the learner code of the child before us must not open our pipes through /proc
+        nondumpable()  # the learner code of the child before us must not open our pipes through /proc
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         import torch
 
         torch.set_num_threads(1)
-        import transformers  # noqa: F401  (its model classes, half of the import time, only with --model)
-
-        from . import calls, child, children, guard, wire  # noqa: F401
+        from . import calls, guard, launchers, learner_process, limits, wire  # noqa: F401
         from . import inputs as course_inputs
         from .transport import InputsUnpickler
 
         if "--model" in sys.argv:  # the worker has graded exercises that use the course model: they come back
+            import transformers  # noqa: F401  (a spare without it starts in half the time)
             from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
 
             course_inputs.course_model()
@@ -45,13 +44,13 @@ def main() -> None:
         os.close(job_fd)
         inputs = InputsUnpickler(io.BytesIO(blobs[0])).load()
         del blobs
-        tasks = children.count_tasks()
+        tasks = limits.count_tasks()
         wire.write_frame(result_fd, wire.READY)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
         os.close(output_fd)
-        children.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
-                           tasks)
+        launchers.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
+                            tasks, copies_shared=True)
     except BaseException:
         try:
             os.write(2, b"grading child failed:\n")

@@ -6,6 +6,7 @@ become the worker's own copy of the fixture, recipes are rebuilt. Holds no check
 """
 from __future__ import annotations
 
+import copy
 import io
 import pickle
 from typing import Any
@@ -21,8 +22,15 @@ class FixturePickler(pickle.Pickler):
     def __init__(self, file, fixtures_by_id: dict[int, tuple], storages: dict[int, str]):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._by_id, self._storages = fixtures_by_id, storages
+        self.used: set[str] = set()  # "course_model" (the model, its tokenizer or a parameter), "course_embedding"
 
     def persistent_id(self, obj: Any):
+        pid = self._fixture(obj)
+        if pid is not None and pid[0] != "hf_model":
+            self.used.add("course_embedding" if "course_embedding" in pid[:2] else "course_model")
+        return pid
+
+    def _fixture(self, obj: Any):
         hit = self._by_id.get(id(obj))
         if hit is not None:
             return hit
@@ -56,6 +64,11 @@ def hf_model_recipe(model: torch.nn.Module) -> tuple:
 
 def pickle_inputs(inputs: dict[str, list]) -> bytes:
     """Pickled {exercise: [inputs per case]} for a worker; course fixtures travel by name."""
+    return pickle_noting_fixtures(inputs)[0]
+
+
+def pickle_noting_fixtures(inputs: dict[str, list]) -> tuple[bytes, set[str]]:
+    """pickle_inputs, and which course fixtures went by name ("course_model", "course_embedding")."""
     by_id: dict[int, tuple] = {}
     storages: dict[int, str] = {}
     if course_inputs.course_model_loaded():
@@ -70,8 +83,9 @@ def pickle_inputs(inputs: dict[str, list]) -> bytes:
         by_id[id(e)] = ("base", "course_embedding")
         storages[e.untyped_storage().data_ptr()] = "course_embedding"
     buf = io.BytesIO()
-    FixturePickler(buf, by_id, storages).dump(inputs)
-    return buf.getvalue()
+    pickler = FixturePickler(buf, by_id, storages)
+    pickler.dump(inputs)
+    return buf.getvalue(), pickler.used
 
 
 def resolve_fixture(pid: tuple) -> Any:
@@ -139,3 +153,37 @@ def shared_objects() -> dict[int, Any]:
         e = course_inputs.course_embedding()
         keep[id(e)] = e
     return keep
+
+
+class CopiedPerExercise(dict):
+    """Spawn backend's `keep`: each exercise gets its own copy of the course model and E, made the first time one
+    of its cases' inputs reaches them and shared by that exercise's cases (the tokenizer is shared as in `keep`).
+    So one spare grades a whole chapter: an exercise that changes the model changes only its own copy, which the
+    fork backend gets by running such an exercise last in its process instead (grading/worker/batches.py)."""
+
+    def __init__(self, originals: dict[int, Any]):
+        super().__init__(originals)
+
+    def for_exercise(self) -> "_CopyingMemo":
+        return _CopyingMemo(dict(self), {})
+
+
+class _CopyingMemo(dict):
+    """A deepcopy memo that answers a model or E of `originals` with the exercise's own copy (made on first use)."""
+
+    def __init__(self, originals: dict[int, Any], copies: dict[int, Any]):
+        super().__init__()
+        self.originals, self.copies = originals, copies
+
+    def get(self, key, default=None):
+        if key in self.originals and not dict.__contains__(self, key):
+            original = self.originals[key]
+            if not isinstance(original, (torch.nn.Module, torch.Tensor)):
+                return original  # the tokenizer: shared, as the fork backend shares it
+            if key not in self.copies:
+                self.copies[key] = copy.deepcopy(original)
+            return self.copies[key]
+        return dict.get(self, key, default)
+
+    def copy(self) -> "_CopyingMemo":
+        return _CopyingMemo(self.originals, self.copies)

@@ -126,8 +126,9 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         # Each case gets its own deep copy, made before the exercise's clock starts, so code that modifies
         # its arguments in place cannot change the inputs of later cases. The course model and its E are
         # shared by the cases of one exercise (copying 540 MB per case would dominate grading); an exercise that
-        # gets them runs last in its child (grading.worker.main._batches), so changing them cannot reach another one.
-        prepared = [copy.deepcopy(shared, dict(keep)) for shared in inputs[ex["name"]]]
+        # gets them runs last in its process (grading.worker.batches) or, spawned, gets its own copy of them.
+        memo = keep.for_exercise() if hasattr(keep, "for_exercise") else keep  # spawn: the exercise's own model
+        prepared = [copy.deepcopy(shared, memo.copy()) for shared in inputs[ex["name"]]]
         write_frame(result_fd, wire.STARTED, ex["name"].encode())
         results = _run_exercise(module, ex, prepared, learner_file, protocols[ex["name"]])
         buf = io.BytesIO()

@@ -1,6 +1,7 @@
 """The judge's handles on warm grading workers (grading/worker/main.py): start one in the sandbox, send it inputs
 and learner files, get back outcomes; and this process's registry of warm workers (warm_worker). One mechanism
-serves `judge.py` (a class on every core) and the notebook's `check()` (one worker kept warm for the session).
+serves `judge.py` (a class on --workers workers) and the notebook's `check()` (one worker kept warm for the
+session). A Dask cluster runs this same pool on each of its machines (grading/engine/cluster.py).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import _, verbatim
@@ -41,7 +43,7 @@ def _kept_environment(environ: "os._Environ | dict[str, str]") -> dict[str, str]
 def _worker_env(isolation: sandbox.Isolation) -> dict[str, str]:
     from lesson_utils.course_model import cache_root
 
-    env = {"GRADING_BACKEND": sandbox.backend().name,"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+    env = {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
            "LLM_COURSE_CACHE": str(cache_root().resolve()), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
     if isolation.is_os_level:
@@ -78,10 +80,13 @@ def _spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
 
 
 class Worker:
-    """One warm worker process; one request at a time (callers hold `lock`)."""
+    """One warm worker process; one request at a time (callers hold `lock`). The backend (fork or spawn) is the
+    judge's choice, passed to the worker on its command line."""
 
-    def __init__(self, isolation: sandbox.Isolation | None = None, log_dir: Path | None = None):
+    def __init__(self, isolation: sandbox.Isolation | None = None, backend: sandbox.Backend | None = None,
+                 log_dir: Path | None = None):
         self.isolation = isolation or sandbox.detect()
+        self.backend = backend or sandbox.backend()
         self.lock = threading.Lock()
         self.loaded: set[str] = set()  # input keys this worker holds
         self.proc: subprocess.Popen | None = None
@@ -94,7 +99,7 @@ class Worker:
         from lesson_utils.course_model import cache_root
 
         env = _worker_env(self.isolation)
-        argv = [sys.executable, "-m", "grading.worker.main"]
+        argv = [sys.executable, "-m", "grading.worker.main", "--backend", self.backend.name]
         if self.isolation.is_os_level:
             return sandbox.bwrap_command(argv, extra_ro=[cache_root().resolve()], env=env), None
         self.scratch = tempfile.mkdtemp(prefix="judge-scratch-")
@@ -124,7 +129,6 @@ class Worker:
         msg = self._receive(START_TIMEOUT_S, _("start"))[0]
         if msg.get("op") != "ready":
             raise WorkerFailed(_("the grading worker said {reply} instead of 'ready'", reply=verbatim(repr(msg))))
-        self.backend = msg.get("backend", "fork")
         atexit.register(self.close)
         return self
 
@@ -206,29 +210,111 @@ class Worker:
                 pass
 
 
+WORKER_MB = 3072  # what one busy worker holds: torch, transformers, the course model, inputs and a learner process
+
+
+@dataclass(frozen=True)
+class WorkerCount:
+    """How many workers a class gets by default, and what bounded it."""
+
+    count: int
+    cores: int
+    memory_mb: int | None  # memory available when counted (None: unknown here)
+
+
+def available_memory_mb() -> int | None:
+    """Memory available to new processes: MemAvailable on Linux, physical memory on other POSIX systems and
+    Windows; None where neither can be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
+    except (AttributeError, ValueError, OSError):
+        pass
+    if sys.platform == "win32":
+        import ctypes
+
+        class Status(ctypes.Structure):
+            _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong)] + [
+                (n, ctypes.c_ulonglong) for n in ("total", "avail", "page_total", "page_avail", "virt_total",
+                                                  "virt_avail", "ext_avail")]
+
+        status = Status(dwLength=ctypes.sizeof(Status))
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
+            return status.avail >> 20
+    return None
+
+
+def default_workers() -> WorkerCount:
+    """One worker per core (the cores this process may use), as many as memory holds at WORKER_MB each."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    memory = available_memory_mb()
+    count = cores if memory is None else min(cores, max(1, memory // WORKER_MB))
+    return WorkerCount(max(1, count), cores, memory)
+
+
 _workers: dict[tuple[str, str], list["Worker | None"]] = {}  # (isolation, backend) -> this process's warm workers
+_starting: dict[tuple[tuple[str, str], int], Future] = {}  # workers being started, for those who wait on them
 
 
-def warm_worker(k: int = 0) -> Worker:
+def warm_worker(k: int = 0, backend: sandbox.Backend | None = None) -> Worker:
     """Warm worker number k of this process, started on first use and restarted if it died.
 
     Workers stay warm for the process's lifetime, so later grading calls (the next check() in a
-    notebook, the solutions after the stubs, the next mutant round) skip the cold start.
+    notebook, the solutions after the stubs, the next mutant round) skip the cold start. A worker being started
+    (by prestart, or another thread) is waited for, never started twice.
     """
     isolation = sandbox.detect()
-    key = (isolation.name, sandbox.backend().name)
+    backend = backend or sandbox.backend()
+    key = (isolation.name, backend.name)
     with _workers_lock:
         slots = _workers.setdefault(key, [])
         while len(slots) <= k:
             slots.append(None)
         w = slots[k]
-        if w is None or not w.alive:
-            w = slots[k] = None
-    if w is None:
-        w = Worker(isolation).start()  # outside the lock: several workers start in parallel
+        if w is not None and w.alive:
+            return w
+        slots[k] = None
+        starting = _starting.get((key, k))
+        if starting is None:
+            starting = _starting[(key, k)] = Future()
+            mine = True
+        else:
+            mine = False
+    if not mine:
+        return starting.result()
+    try:
+        w = Worker(isolation, backend).start()  # outside the lock: several workers start in parallel
+    except BaseException as exc:
         with _workers_lock:
-            _workers[key][k] = w
+            _starting.pop((key, k), None)
+        starting.set_exception(exc)
+        raise
+    with _workers_lock:
+        _workers[key][k] = w
+        _starting.pop((key, k), None)
+    starting.set_result(w)
     return w
+
+
+def prestart(k: int = 0, backend: sandbox.Backend | None = None) -> None:
+    """Start warm worker k in the background (it imports torch while this process builds inputs); a failure is
+    left for the warm_worker call that needs it, which tries again and reports it."""
+    def start() -> None:
+        try:
+            warm_worker(k, backend)
+        except Exception:
+            pass
+
+    threading.Thread(target=start, name=f"grading-prestart-{k}", daemon=True).start()
 
 
 def close_workers() -> None:

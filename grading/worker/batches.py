@@ -1,0 +1,86 @@
+"""One grading request (a chapter of one learner file) in as few learner processes as its inputs allow, with
+retries for the exercises a process never started and shorter limits for those that call a function that
+already timed out."""
+from __future__ import annotations
+
+from ..i18n import _
+from .limits import DEPENDENT_TIMEOUT_S
+from .supervisor import supervise
+
+
+def batches(exercises: list[dict], shared_keys: set[str]) -> list[list[dict]]:
+    """Exercises grouped into one learner process each: every exercise whose inputs are private copies runs in one,
+    followed by at most one exercise that gets the worker's own course model or E (it runs last in its process, so
+    whatever it changes there reaches no other exercise)."""
+    private = [e for e in exercises if e["key"] not in shared_keys]
+    shared = [e for e in exercises if e["key"] in shared_keys]
+    if not shared:
+        return [private] if private else []
+    return [private + shared[:1]] + [[e] for e in shared[1:]]
+
+
+def _timed_out_dependency(ex: dict, outcomes: dict[str, dict], msg: dict) -> str | None:
+    """The learner's own function that `ex` seems to call (the request's call_graph, read from the file's syntax by
+    the judge) and that timed out while it ran, or None."""
+    for other in msg.get("call_graph", {}).get(ex["name"], ()):
+        if outcomes.get(other, {}).get("kind") == "timeout" and not outcomes[other].get("at_import"):
+            return other
+    return None
+
+
+def _cut_note(outcome: dict, dep: str, seconds: float) -> dict:
+    return dict(outcome, message=outcome["message"] + _(" It calls your {dep}, which timed out above, so its limit "
+                                                        "was cut to {seconds:.0f} s: fix {dep} first, then grade "
+                                                        "again.", dep=dep, seconds=seconds))
+
+
+def _run_batch(launcher, msg: dict, source: bytes, batch: list[dict], inputs: dict, root: str,
+               outcomes: dict[str, dict], blob_of: dict[str, bytes]) -> bool:
+    """Run one batch until each of its exercises has an outcome; False when an import failure answered them all."""
+    short = float(msg.get("dependent_timeout_s", DEPENDENT_TIMEOUT_S))
+    pending = [e for e in batch if e["name"] not in outcomes]
+    while pending:
+        deps = {e["name"]: dep for e in pending if (dep := _timed_out_dependency(e, outcomes, msg))}
+        run = dict(msg, timeouts={n: min(t, short) if n in deps else t for n, t in msg["timeouts"].items()})
+        got, got_blobs = supervise(launcher, run, source, pending, {e["name"]: inputs[e["name"]] for e in pending},
+                                   root)
+        blobs = iter(got_blobs)
+        for e in pending:
+            o = got.get(e["name"])
+            if o is None:
+                continue
+            if o["kind"] == "result":
+                blob_of[e["name"]] = next(blobs)
+            elif o["kind"] == "timeout" and e["name"] in deps and not o.get("at_import"):
+                o = _cut_note(o, deps[e["name"]], short)
+            outcomes[e["name"]] = o
+        first = next((o for o in got.values() if o.get("at_import")), None)
+        if first is not None:
+            for e in msg["exercises"]:
+                outcomes.setdefault(e["name"], dict(first))
+            return False
+        if pending[0]["name"] not in got:  # the process stopped before its first exercise started
+            outcomes[pending[0]["name"]] = {"kind": "died", "message": _("The grading process stopped before "
+                                                                         "this exercise started.")}
+        pending = [e for e in pending if e["name"] not in outcomes]
+    return True
+
+
+def grade(launcher, msg: dict, source: bytes, inputs: dict[str, list], shared_keys: set[str],
+          root: str) -> tuple[dict[str, dict], list[bytes]]:
+    """Grade every requested exercise: (outcomes by name in request order, result blobs in that order).
+
+    inputs: exercise name -> its cases' inputs. Each learner process resets torch's global settings between
+    exercises (grading/worker/learner_process.py); if one dies or is stopped mid-batch, the exercises it never
+    started go to a fresh one. An import error or a tampered channel at import time is the same for every exercise,
+    so it is reported for all of them from the first process. An exercise that seems to call one of the learner's
+    own functions that already timed out still runs, but with its limit cut to msg["dependent_timeout_s"]; if it
+    times out too, its message names that function."""
+    outcomes: dict[str, dict] = {}
+    blob_of: dict[str, bytes] = {}
+    shared = set() if launcher.copies_shared else shared_keys  # spawn: one spare per request (see transport.py)
+    for batch in batches(list(msg["exercises"]), shared):
+        if not _run_batch(launcher, msg, source, batch, inputs, root, outcomes, blob_of):
+            break
+    names = [e["name"] for e in msg["exercises"]]
+    return {n: outcomes[n] for n in names}, [blob_of[n] for n in names if outcomes[n]["kind"] == "result"]
