@@ -39,7 +39,8 @@ def softmax_examples() -> list[Example]:
     for r in recipes(N, min_v=0):
         dim = r.seed % len(r.shape) - (len(r.shape) if r.seed % 2 else 0)  # negative and positive dims
         out.append((r.build(finite_dim=dim), dim))
-    out += [(torch.tensor([1000.0, 1000.0], dtype=torch.float16), -1),
+    out += [(torch.tensor([7.0]), 0), (torch.tensor([[-2.0]], dtype=torch.bfloat16), -1),
+            (torch.tensor([1000.0, 1000.0], dtype=torch.float16), -1),
             (torch.tensor([NEG_INF, 0.0]), 0),
             (torch.tensor([[1000.0, 999.0], [0.0, -1.0]], dtype=torch.float64), -1)]
     return ordered(out)
