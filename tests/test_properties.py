@@ -136,7 +136,7 @@ def test_a_stub_is_not_attempted_not_wrong():
 def test_an_in_place_write_to_one_element_of_a_large_tensor_is_seen():
     from grading.worker.calls.unchanged import COPY_MAX, changed_inputs, snapshot
 
-    for dtype in (torch.float32, torch.bfloat16, torch.float64, torch.int64):
+    for dtype in (torch.float32, torch.bfloat16, torch.float64, torch.int64, torch.uint8):
         big = torch.zeros(COPY_MAX * 3 + 7, dtype=dtype)
         before = snapshot((big,))
         big.data[COPY_MAX + 1] = 1  # through .data: no version bump, and between the old sample's strides

@@ -43,8 +43,10 @@ def _sample(t: torch.Tensor) -> torch.Tensor | None:
     flat = t.detach().reshape(-1)
     if flat.numel() <= COPY_MAX or flat.element_size() not in _BITS:
         return flat.clone()
-    # every element's bits, summed as integers (wrapping): a write to any one element changes the sum
-    return flat.view(_BITS[flat.element_size()]).sum(dtype=torch.int64).reshape(1)
+    # every element's bits summed as integers of the same width (wrapping): a write to any one element changes the
+    # sum, and no widening copy is made (a 28M-element table costs a few times a clone less)
+    bits = _BITS[flat.element_size()]
+    return flat.view(bits).sum(dtype=bits).reshape(1)
 
 
 def _same(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
