@@ -44,7 +44,11 @@ def each(fn: Callable, inputs: tuple) -> list[dict]:
         except NotImplementedError:
             raise  # an untouched stub: not attempted, as with any other call
         except Exception as e:  # reported with its example; the judge shows the smallest one that fails
-            reports.append({"error": f"{type(e).__name__}: {e}"[:300], "changed": changed_inputs(before)})
+            try:
+                text = f"{type(e).__name__}: {e}"[:300]
+            except Exception:  # an exception whose str() raises too
+                text = type(e).__name__
+            reports.append({"error": text, "changed": changed_inputs(before)})
             continue
         memory = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor) and a.numel()}
         alias = isinstance(out, torch.Tensor) and out.numel() > 0 and out.untyped_storage().data_ptr() in memory
