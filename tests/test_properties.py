@@ -68,8 +68,8 @@ def test_the_generated_inputs_cover_the_edge_cases_the_contract_allows():
 
     min_p = generated.min_p_examples()
     assert {0.0, 1.0} <= {m for _x, m in min_p}
-    scales = [x for x in _tensors(min_p) if x.dim() > 1 and x.shape[0] > 1 and x.numel() and bool(torch.isfinite(x).all())
-              and float(x.abs().amax(-1).max()) > 1e3 * float(x.abs().amax(-1).min())]
+    scales = [x for x in _tensors(min_p) if x.dim() > 1 and x.shape[0] > 1 and x.numel()
+              and bool(torch.isfinite(x).all()) and float(x.abs().amax(-1).max()) > 1e3 * float(x.abs().amax(-1).min())]
     assert scales, "no rows of very different scales"
 
 
@@ -161,3 +161,19 @@ def test_a_learner_returning_the_input_fails_the_judge_with_its_named_mistake(tm
     assert [c.name.startswith("generated inputs") for c in failed] == [True]
     assert "you returned the input tensor itself" in failed[0].mistake
     assert os.listdir(tmp_path) == ["ch04_sampling.py"] or ".hypothesis" not in os.listdir(tmp_path)
+
+
+def test_a_squeezed_result_is_named_only_when_every_failure_is_one():
+    from solutions.ch04_sampling import softmax
+
+    examples = [(torch.tensor([[1.0, 2.0]]), -1), (torch.tensor([3.0, 1.0]), 0), (torch.tensor([[[0.5, 0.0]]]), -1)]
+    with pytest.raises(model.CheckFailed) as failed:
+        properties.check_examples(_reports(lambda x, d: softmax(x, d).squeeze(), examples), examples,
+                                  generated._check_softmax, generated.softmax_reference)
+    assert failed.value.mistake == properties.SQUEEZED
+    assert "2 of 3 generated inputs fail" in i18n.render(failed.value.message, "en")
+
+    with pytest.raises(model.CheckFailed) as failed:  # one failure is something else: nothing is named
+        properties.check_examples(_reports(lambda x, d: softmax(x, d).squeeze() if x.dim() > 1 else softmax(x, d) * 2,
+                                           examples), examples, generated._check_softmax, generated.softmax_reference)
+    assert failed.value.mistake == ""

@@ -34,6 +34,9 @@ SCALES = (1e-3, 1.0, 30.0, 1e3)
 ALIAS = _("you returned the input tensor itself (or a view of it): the caller's logits and your result are one "
           "tensor, so changing one changes the other. Return a new tensor (masked_fill, torch.where, x / t and "
           "x.clone() all make one).")
+SQUEEZED = _("your result lost its size-one dimensions (a .squeeze(), or an index like [0] or [..., 0]): a [1, V] "
+             "input must give a [1, V] result. Keep every dimension (keepdim=True in reductions, squeeze(dim) only "
+             "where you mean it).")
 FLOAT32 = _("your result is float32 when the input is float64: somewhere the computation went through float32 "
             "(a .float(), a tensor made without dtype=) and was not cast back. Keep the input's dtype.")
 
@@ -197,7 +200,19 @@ class Failure:
     mistake: str = ""
 
 
-def _failure(i: int, args: Example, report: Any, check: Check) -> Failure | None:
+def _squeezed(out: Any, args: Example, reference: Callable[[Example], Any] | None) -> bool:
+    """Whether `out` has the reference result's shape with its size-one dimensions removed."""
+    if reference is None or not isinstance(out, torch.Tensor):
+        return False
+    try:
+        shape = tuple(reference(args).shape)
+    except Exception:
+        return False
+    return tuple(out.shape) != shape and tuple(out.shape) == tuple(s for s in shape if s != 1)
+
+
+def _failure(i: int, args: Example, report: Any, check: Check,
+             reference: Callable[[Example], Any] | None = None) -> Failure | None:
     if not isinstance(report, dict):
         raise RuntimeError("internal: the 'each' call sent back something else than one report per example")
     if "error" in report:
@@ -213,6 +228,8 @@ def _failure(i: int, args: Example, report: Any, check: Check) -> Failure | None
         if (x is not None and isinstance(out, torch.Tensor) and x.dtype == torch.float64
                 and out.dtype == torch.float32):
             return Failure(i, e.message, FLOAT32)
+        if _squeezed(out, args, reference):
+            return Failure(i, e.message, SQUEEZED)
         return Failure(i, e.message, e.mistake)
     if report.get("alias"):
         return Failure(i, _("your result is the input tensor itself (it shares the input's memory)."), ALIAS)
@@ -225,7 +242,8 @@ def check_examples(reports: Any, examples: Sequence[Example], check: Check,
     returned the input itself); the message shows that input, the learner's result and the reference's."""
     if not isinstance(reports, list) or len(reports) != len(examples):
         raise RuntimeError("internal: the 'each' call sent back no list of one report per example")
-    failures = [f for i, (args, rep) in enumerate(zip(examples, reports)) if (f := _failure(i, args, rep, check))]
+    failures = [f for i, (args, rep) in enumerate(zip(examples, reports))
+                if (f := _failure(i, args, rep, check, reference))]
     if not failures:
         return
     first = failures[0]
