@@ -37,16 +37,62 @@ def plot_word_map(coords: torch.Tensor, words: Sequence[str], groups: Sequence[s
         rows = [i for i, g in enumerate(groups) if g == name]
         extra = {"depthshade": False} if dims == 3 else {}
         ax.scatter(*coords[rows].T.tolist(), color=color, label=name, s=22, **extra)
-    for (point, word, group) in zip(coords.tolist(), words, groups):
-        ax.text(*point, " " + word.strip(), fontsize=fontsize, color=colors[group])
+    if dims == 2:
+        ax.margins(0.08)  # room for the labels pushed out of a cluster at the edge
+    place_labels(ax, coords, [w.strip() for w in words], [colors[g] for g in groups], fontsize=fontsize)
     setters = [ax.set_xlabel, ax.set_ylabel] + ([ax.set_zlabel] if dims == 3 else [])
     for set_label, text in zip(setters, axis_labels):
         set_label(text)
     if title:
         ax.set_title(title)
-    if legend:
-        ax.legend(fontsize=8, loc="best", title="group", title_fontsize=8)
+    if legend:  # 3-D: the top-left corner, which the box of axes leaves empty; 2-D: where there are fewest points
+        where = {"loc": "upper left", "bbox_to_anchor": (0.0, 1.0)} if dims == 3 else {"loc": "best"}
+        ax.legend(fontsize=8, title="group", title_fontsize=8, **where)
     return ax
+
+
+def place_labels(ax, coords: torch.Tensor, labels: Sequence[str], colors: Sequence, *, fontsize: float = 7.5,
+                 pad: float = 0.004) -> list:
+    """Label each point of `coords` ([n, 2] data, or [n, 3] on a 3-D axes) so that no two labels overlap.
+
+    Labels are spread apart on the screen with `spread_labels`; one moved away from its point gets a thin leader
+    line. Offsets are in points, so they survive a later `tight_layout`. Set the 3-D view before calling.
+    Returns the annotations.
+    """
+    fig = ax.figure
+    fig.canvas.draw()  # text sizes and the 3-D projection are known only once the figure has a renderer
+    renderer = fig.canvas.get_renderer()
+    coords = torch.as_tensor(coords, dtype=torch.float64)
+    if coords.shape[1] == 3:
+        from mpl_toolkits.mplot3d import proj3d
+
+        xs, ys, _ = proj3d.proj_transform(*coords.T.numpy(), ax.get_proj())
+        anchors = list(zip(xs.tolist(), ys.tolist()))  # the projected points, in the axes' 2-D data coordinates
+    else:
+        anchors = [tuple(p) for p in coords.tolist()]
+    box = ax.get_window_extent(renderer)
+    screen = ax.transData.transform(anchors)
+    frac = [((x - box.x0) / box.width, (y - box.y0) / box.height) for x, y in screen.tolist()]
+    sizes = []
+    for label in labels:
+        t = ax.text2D(0, 0, label, fontsize=fontsize) if coords.shape[1] == 3 else ax.text(0, 0, label, fontsize=fontsize)
+        ext = t.get_window_extent(renderer)
+        sizes.append((ext.width / box.width, ext.height / box.height))
+        t.remove()
+    to_points = 72 / fig.dpi
+    out = []
+    dot = 8 / min(box.width, box.height)  # a marker is about 5 px across; keep labels off it
+    edge = 0.1 if coords.shape[1] == 3 else 0.0  # a 3-D box leaves its outer tenth to ticks and axis labels
+    placed = spread_labels(frac, sizes, pad=pad, dot=dot, inside=(edge, 1.0 - edge))
+    for anchor, (px, py), (lx, ly), (w, h), label, color in zip(anchors, frac, placed,
+                                                                 sizes, labels, colors):
+        offset = ((lx - px) * box.width * to_points, (ly - py) * box.height * to_points)
+        far = abs(lx - px - 0.008) + abs(ly + h / 2 - py) > 0.02
+        leader = {"arrowprops": {"arrowstyle": "-", "color": color, "lw": 0.6, "alpha": 0.7, "shrinkA": 0,
+                                 "shrinkB": 2}} if far else {}
+        out.append(ax.annotate(label, anchor, xycoords="data", xytext=offset, textcoords="offset points",
+                               fontsize=fontsize, color=color, ha="left", va="bottom", **leader))
+    return out
 
 
 def compact_png(fig, colors: int = 256) -> str | None:
@@ -93,18 +139,42 @@ def use_compact_figures(colors: int = 256) -> bool:
 
 
 def spread_labels(points: Sequence[Sequence[float]], sizes: Sequence[tuple[float, float]], *,
-                  steps: int = 300, pad: float = 0.004) -> list[tuple[float, float]]:
+                  steps: int = 300, pad: float = 0.004, dot: float = 0.0,
+                  inside: tuple[float, float] | None = None) -> list[tuple[float, float]]:
     """Label positions near `points` whose boxes (`sizes`: width, height; all in axes fractions 0-1) do not overlap.
 
     A label starts just right of its point; overlapping boxes are pushed apart (mostly vertically, where text
-    is thin), and each is pulled back toward its point. Pure Python, deterministic. Returns the lower-left
+    is thin), and each is pulled back toward its point. With `dot` > 0 a label is also pushed off every point
+    (a square of side `dot`); with `inside` = (lo, hi) every box is kept within [lo, hi] on both axes.
+    Pure Python, deterministic. Returns the lower-left
     corner of every label's box.
     """
     pos = [[x + 0.008, y - h / 2] for (x, y), (_, h) in zip(points, sizes)]
     n = len(pos)
 
-    def push_apart() -> bool:
+    def push_off_dots() -> bool:
         moved = False
+        for p, (w, h) in zip(pos, sizes):
+            for x, y in points:
+                dx = min(p[0] + w, x + dot / 2) - max(p[0], x - dot / 2)
+                dy = min(p[1] + h, y + dot / 2) - max(p[1], y - dot / 2)
+                if dx > 0 and dy > 0:
+                    moved = True
+                    if dy <= dx:
+                        p[1] += dy if p[1] + h / 2 >= y else -dy
+                    else:
+                        p[0] += dx if p[0] + w / 2 >= x else -dx
+        return moved
+
+    def keep_inside() -> None:
+        if inside is not None:
+            lo, hi = inside
+            for p, (w, h) in zip(pos, sizes):
+                p[0] = min(max(p[0], lo), hi - w)
+                p[1] = min(max(p[1], lo), hi - h)
+
+    def push_apart(dots: bool = False) -> bool:
+        moved = push_off_dots() if dots else False
         for i in range(n):
             for j in range(i + 1, n):
                 (xi, yi), (wi, hi), (xj, yj), (wj, hj) = pos[i], sizes[i], pos[j], sizes[j]
@@ -121,15 +191,16 @@ def spread_labels(points: Sequence[Sequence[float]], sizes: Sequence[tuple[float
                     push = dx / 2 * (1 if (xi + wi / 2, i) >= (xj + wj / 2, j) else -1)
                     pos[i][0] += push
                     pos[j][0] -= push
+        keep_inside()
         return moved
 
     for _ in range(steps):
-        if not push_apart():
+        if not push_apart(dot > 0):
             break
         for (x, y), (w, h), p in zip(points, sizes, pos):  # a weak pull back toward the point
             p[0] += 0.02 * (x + 0.008 - p[0])
             p[1] += 0.02 * (y - h / 2 - p[1])
-    for _ in range(steps):  # then only push, until no two boxes overlap
+    for _ in range(steps):  # then only push labels apart, until no two boxes overlap
         if not push_apart():
             break
     return [(x, y) for x, y in pos]

@@ -25,7 +25,7 @@ def plot_sampling_costs(times: Mapping[tuple[str, int, int], float], ops: Sequen
         ax.set_yscale("log")
         ax.set_ylabel("time per call, ms (log scale)")
         ax.set_title(f"{title}: batch {batch}")
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)  # below the bars, not on them
     return axes
 
 
@@ -46,7 +46,7 @@ def plot_bytes_per_token(rows: Sequence[tuple[str, Sequence[int]]], groups: Sequ
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("bytes each rank receives per token (log scale)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # right of the axes, not on the bars
     if title:
         ax.set_title(title)
     return ax

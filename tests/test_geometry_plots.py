@@ -5,6 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 from lesson_utils.geometry_plots import group_colors, plot_word_map  # noqa: E402
 
@@ -25,6 +26,21 @@ def test_every_word_labelled_and_every_group_in_legend(dims):
     assert sorted(t.get_text().strip() for t in ax.texts) == sorted(w.strip() for w in WORDS)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["numbers", "colours", "animals"]
     assert ax.get_xlabel() == "x" and ax.get_title() == "t"
+    plt.close("all")
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_labels_of_a_tight_cluster_do_not_overprint_and_stay_tied_to_their_points(dims):
+    coords = torch.zeros(len(WORDS), dims) + 1e-3 * torch.arange(len(WORDS))[:, None]  # five almost equal points
+    coords = torch.cat([coords, torch.ones(1, dims)])  # and one far away, so the cluster is small on screen
+    ax = plot_word_map(coords, WORDS + [" far"], GROUPS + ["far"], fontsize=9)
+    plt.tight_layout()
+    ax.figure.canvas.draw()
+    boxes = [Text.get_window_extent(t) for t in ax.texts]  # the words only, not their leader lines
+    assert len(boxes) == 6
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    moved = [t for t in ax.texts if t.arrow_patch is not None]
+    assert moved, "labels pushed away from a crowded point get a leader line"
     plt.close("all")
 
 

@@ -173,8 +173,9 @@ def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol:
             rtol=rtol)
     if bool(torch.isnan(g).any()) and not bool(torch.isnan(e).any()):
         msg += _(" Your result contains NaN.")
-    precision = _precision_note(expected, g, e)
-    raise CheckFailed(msg + precision) if precision else named_mistake(got, mistakes, atol, rtol, expected).fail(msg)
+    diagnosis = named_mistake(got, mistakes, atol, rtol, expected)
+    precision = "" if diagnosis.mistake else _precision_note(expected, g, e)  # a reproduced mistake comes first
+    raise CheckFailed(msg + precision) if precision else diagnosis.fail(msg)
 
 
 def expect_equal(got: Any, expected: Any, what: str = RESULT, mistakes: Iterable[Mistake] | None = None) -> None:

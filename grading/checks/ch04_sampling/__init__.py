@@ -21,9 +21,10 @@ from .sampling import (SAMPLE_INPUTS, STAT_INPUTS, _check_frequencies, _check_gr
 from .greedy import GREEDY_INPUTS, _check_greedy
 from .repetition import REPETITION_INPUTS, _check_repetition
 from ..unchanged import leave_inputs_unchanged
+from .generated import with_generated
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="04",
     module="ch04_sampling",
     title=_("Softmax and sampling"),
@@ -128,4 +129,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  "7b3aba3e0dd51665b6a2",
                  _("Reread 'Scaling h is a temperature' in notebook 04b.")),
     ],
-))
+)))

@@ -103,7 +103,7 @@ def _top_p_ambiguous(x: torch.Tensor, p: float, tol: float = 1e-5) -> torch.Tens
     transformers removes a token when the mass of itself and every token sorted below it is <= 1 - p.
     With ties that mass depends on the order among equal logits, so it is a range, computed in float64.
     """
-    rows = x.reshape(-1, x.shape[-1]).double()
+    rows = x.reshape(-1, x.shape[-1]).double().contiguous()
     probs = torch.softmax(rows, -1)
     values, order = rows.sort(-1)
     cum = probs.gather(-1, order).cumsum(-1)
@@ -157,6 +157,14 @@ def _check_top_p(out, inputs):
     if x.dim() > 1 and x.shape[0] > 1:
         mistakes.append((_("softmax over the wrong dimension: a row's probabilities are softmax(logits, dim=-1)."),
                          lambda: _top_p_from_probs(x, _softmax64(x, 0), p)))
+    if x.dim() > 1:
+        def global_shift():
+            e = (x - x.max()).exp()
+            return _top_p_from_probs(x, e / e.sum(-1, keepdim=True), p)
+
+        mistakes.append((_("you shifted by the max of the whole tensor, not of each row: a row far below it underflows "
+                           "to exp() = 0 everywhere, and 0/0 is NaN. Subtract each row's own max (amax(dim=-1, "
+                           "keepdim=True)), or use the stable softmax."), global_shift))
     if p == 0:
         mistakes.insert(0, (_("p = 0 keeps only the top token: `if not p` (or `p or 1.0`) treats 0.0 as 'no filter'. "
                               "Compare with None when you mean 'not given'."), x))

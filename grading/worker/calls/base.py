@@ -30,4 +30,30 @@ class RecordOps(TorchFunctionMode):
         self.calls.append((getattr(func, "__name__", str(func)), shapes))
         return func(*args, **(kwargs or {}))
 
-PROTOCOLS = {"call": call, "quiz": quiz}
+def each(fn: Callable, inputs: tuple) -> list[dict]:
+    """fn(*args) for every args in inputs[0] (the judge's generated examples), each reported on its own: what it
+    returned ("out") or raised ("error"), the input paths it changed in place ("changed") and whether the result
+    shares memory with an input ("alias")."""
+    from .unchanged import changed_inputs, snapshot
+
+    reports = []
+    for args in inputs[0]:
+        before = snapshot(args)
+        try:
+            out = fn(*args)
+        except NotImplementedError:
+            raise  # an untouched stub: not attempted, as with any other call
+        except Exception as e:  # reported with its example; the judge shows the smallest one that fails
+            try:
+                text = f"{type(e).__name__}: {e}"[:300]
+            except Exception:  # an exception whose str() raises too
+                text = type(e).__name__
+            reports.append({"error": text, "changed": changed_inputs(before)})
+            continue
+        memory = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor) and a.numel()}
+        alias = isinstance(out, torch.Tensor) and out.numel() > 0 and out.untyped_storage().data_ptr() in memory
+        reports.append({"out": out, "changed": changed_inputs(before), "alias": alias})
+    return reports
+
+
+PROTOCOLS = {"call": call, "quiz": quiz, "each": each}
