@@ -4,9 +4,10 @@
 127.0.0.1 and opened in Debian's Chromium driven by Playwright (never a browser Playwright downloads). Every page
 of both editions is visited once; the tests below check what those visits saw: no console error, no request
 that leaves the site (no CDN), every internal link and anchor, every image decoded, not blank and with alt
-text, math rendered, the language switch, search in both languages, axe-core's accessibility rules at desktop and
-phone width, code that fits at 1366 px, figures that fit 360 px, check() cells shown as a place to check your own code
-(never as a failure), the repository link, and the three figures you can turn without a kernel.
+text, math rendered, the language switch, search in both languages (compound Chinese terms too), the theme's words
+in Chinese on Chinese pages, axe-core's accessibility rules at desktop and phone width, code that fits at 1366 px,
+figures that fit 360 px, check() cells shown as a place to check your own code (never as a failure), the
+repository link, and the three figures you can turn without a kernel.
 
 Without Chromium, Playwright, the site extra or site/node_modules (`npm ci` in site/) the tests skip and say
 which; under CI=true a skip is a failure.
@@ -374,7 +375,8 @@ def test_chinese_search_finds_compound_terms(page, server, built):
     assert sum(term in listed for term in ZH_TERMS) >= 10, "fewer than ten of ZH_TERMS are in notebooks/zh/TERMS.md"
     missing = []
     for term, chapter in ZH_TERMS.items():
-        assert term in (built[0] / "zh" / f"{chapter}.html").read_text(encoding="utf-8"), f"{term} is not in zh/{chapter}"
+        on_page = (built[0] / "zh" / f"{chapter}.html").read_text(encoding="utf-8")
+        assert term in on_page, f"{term} is not on zh/{chapter}.html: ZH_TERMS names the wrong chapter"
         page.goto(f"{server}zh/search.html?q={term}")
         status = page.wait_for_function(SEARCH_DONE, timeout=15_000).json_value()
         links = page.locator("ul.search li a").evaluate_all("links => links.map(a => a.href)")
