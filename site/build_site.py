@@ -43,7 +43,8 @@ def npm_packages() -> None:
 
 
 def stage(lang: str, work: Path) -> Path:
-    """A Sphinx source folder for one edition: its home page as index.md and a copy of its notebooks."""
+    """A Sphinx source folder for one edition: its home page as index.md, a copy of its notebooks, and the theme's
+    translations (locales/, compiled there by Sphinx, so the repository gets no .mo)."""
     src = work / "src" / lang
     if src.exists():
         shutil.rmtree(src)
@@ -51,6 +52,7 @@ def stage(lang: str, work: Path) -> Path:
     shutil.copyfile(SITE / "home" / f"{lang}.md", src / "index.md")
     for notebook in sorted(NOTEBOOKS[lang].glob("*.ipynb")):
         shutil.copyfile(notebook, src / notebook.name)
+    shutil.copytree(SITE / "locales", src / "locales")
     return src
 
 

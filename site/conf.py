@@ -35,17 +35,21 @@ def _repo_url() -> str:
 REPO_URL = _repo_url()
 EDITIONS = {
     "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "Chinese",
-           "other_label": "中文版", "other_prefix": "zh/"},
+           "other_label": "中文版", "other_prefix": "zh/", "copyright": "the course's authors, Apache-2.0"},
     "zh": {"language": "zh_CN", "title": "从隐藏状态到下一个 token", "other": "en", "other_name": "英文版",
-           "other_label": "English", "other_prefix": "../"},
+           "other_label": "English", "other_prefix": "../", "copyright": "本课程的作者，Apache-2.0 许可"},
 }
 EDITION = EDITIONS[LANG]
 
 project = EDITION["title"]
 author = "the course's authors"
-copyright = "the course's authors, Apache-2.0"
+copyright = EDITION["copyright"]
 language = EDITION["language"]
-html_search_language = "zh" if LANG == "zh" else "en"  # Chinese words are split with jieba (pinned in the site extra)
+# The theme's words in Chinese (Furo ships none): build_site.py copies site/locales into the source folder, where
+# Sphinx compiles its .po.
+locale_dirs = ["locales"]
+# Chinese words are split with jieba (pinned in the site extra), the query the same way (zh_search.py)
+html_search_language = "zh" if LANG == "zh" else "en"
 root_doc = "index"
 
 extensions = ["myst_nb", "course_site"]

@@ -12,6 +12,9 @@
 - The test markers in code cells (nbval's `# NBVAL_...` comment lines) are left out of what the reader sees.
 - A section whose title docutils cannot turn into an id (a Chinese one becomes `id1`) is anchored by its MyST slug
   (`#1-从基本原理看-softmax`); the old id stays as a second anchor, so no link breaks.
+- The Chinese site's search splits the query into the index's words (zh_search.py), and its theme speaks Chinese:
+  Furo ships no translations, so its gettext words are in locales/zh_CN/LC_MESSAGES/sphinx.po and the words it
+  writes without gettext (labels, icon titles) are replaced here (THEME_ZH, through _templates/page.html).
 """
 from __future__ import annotations
 
@@ -21,8 +24,9 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
+from markupsafe import Markup
 from sphinx.application import Sphinx
-from sphinx.search.zh import SearchChinese
+from zh_search import ChineseSearch
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^[ \t]*#[ \t]*NBVAL_\w+[^\n]*(\n|$)", re.M)  # a line that is only an nbval marker
@@ -168,22 +172,43 @@ def copy_notebooks(app: Sphinx, exception: Exception | None) -> None:
         shutil.copyfile(notebook, target / notebook.name)
 
 
-class _ChineseSearch(SearchChinese):
-    """Sphinx 9.0's Chinese search with its JavaScript stemmer named right.
+# The theme's words that Furo writes into its templates without gettext (the others: locales/zh_CN/.../sphinx.po),
+# each with enough of its markup around it that no text of a chapter can match.
+THEME_ZH = {
+    'aria-label="Toggle site navigation sidebar"': 'aria-label="显示或隐藏导航栏"',
+    'aria-label="Toggle table of contents sidebar"': 'aria-label="显示或隐藏本页目录"',
+    'aria-label="Toggle Light / Dark / Auto color theme"': 'aria-label="切换浅色、深色或跟随系统的配色"',
+    "<title>Contents</title>": "<title>目录</title>",
+    "<title>Menu</title>": "<title>菜单</title>",
+    "<title>Expand</title>": "<title>展开</title>",
+    "<title>Light mode</title>": "<title>浅色模式</title>",
+    "<title>Dark mode</title>": "<title>深色模式</title>",
+    "<title>Auto light/dark, in light mode</title>": "<title>跟随系统配色（现为浅色）</title>",
+    "<title>Auto light/dark, in dark mode</title>": "<title>跟随系统配色（现为深色）</title>",
+    "@pradyunsg</a>'s": "@pradyunsg</a> 的",
+}
 
-    Chinese search stems the Latin words of a Chinese page with the English stemmer, but Sphinx 9.0 writes
-    `window.Stemmer = ChineseStemmer;`, a class that does not exist, so the search page stops with a script error.
-    """
 
-    language_name = "English"
+def theme_zh(html_text: str) -> Markup:
+    """The page's markup with the theme's untranslatable words in Chinese (the template filter course_theme_zh)."""
+    for english, chinese in THEME_ZH.items():
+        html_text = html_text.replace(english, chinese)
+    return Markup(html_text)
+
+
+def add_template_filters(app: Sphinx) -> None:
+    """Give the HTML templates the filter course_theme_zh (theme_zh)."""
+    if hasattr(app.builder, "templates") and hasattr(app.builder.templates, "environment"):
+        app.builder.templates.environment.filters["course_theme_zh"] = theme_zh
 
 
 def setup(app: Sphinx) -> dict:
-    app.add_search_language(_ChineseSearch)
+    app.add_search_language(ChineseSearch)  # Chinese queries split like the index (zh_search.py)
     app.connect("doctree-read", present_cells)
     app.connect("doctree-read", readable_anchors, priority=400)
     app.connect("doctree-read", uniform_title, priority=400)  # before the page's title is recorded  # before the table of contents reads the ids
     app.connect("doctree-resolved", add_alt_text)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", copy_notebooks)
+    app.connect("builder-inited", add_template_filters)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -4,9 +4,10 @@
 127.0.0.1 and opened in Debian's Chromium driven by Playwright (never a browser Playwright downloads). Every page
 of both editions is visited once; the tests below check what those visits saw: no console error, no request
 that leaves the site (no CDN), every internal link and anchor, every image decoded, not blank and with alt
-text, math rendered, the language switch, search in both languages, axe-core's accessibility rules at desktop and
-phone width, code that fits at 1366 px, figures that fit 360 px, check() cells shown as a place to check your own code
-(never as a failure), the repository link, and the three figures you can turn without a kernel.
+text, math rendered, the language switch, search in both languages (compound Chinese terms too), the theme's words
+in Chinese on Chinese pages, axe-core's accessibility rules at desktop and phone width, code that fits at 1366 px,
+figures that fit 360 px, check() cells shown as a place to check your own code (never as a failure), the
+repository link, and the three figures you can turn without a kernel.
 
 Without Chromium, Playwright, the site extra or site/node_modules (`npm ci` in site/) the tests skip and say
 which; under CI=true a skip is a failure.
@@ -57,6 +58,13 @@ BUILD_LIMIT_S = 120  # the budget for building both editions on 2 cores; held he
 # Where each interactive figure lives (the notebooks' text/html outputs, with their own script).
 FIGURES = {"pca-3d": "05b_pca_anisotropy_head", "sampling-explorer": "04a_softmax_sampling",
            "lm-head-scan": "02a_lm_head"}
+# Compound terms of notebooks/zh/TERMS.md, each with the chapter that is about it, for the Chinese search; the last
+# two are not in the term list, so only the query's split into the index's own words finds them (site/zh_search.py).
+ZH_TERMS = {"权重共享": "03a_weight_tying", "嵌入查表": "01a_embedding_lookup", "交叉熵": "07_head_at_scale",
+            "核采样": "04a_softmax_sampling", "贪心解码": "04b_decoding", "余弦相似度": "05a_neighbours_analogies",
+            "残差流": "06a_logit_lens", "最终归一化层": "06a_logit_lens", "解释方差": "05b_pca_anisotropy_head",
+            "词表并行": "07_head_at_scale", "基底漂移": "06a_logit_lens", "反嵌入": "01b_embedding_training",
+            "束搜索": "04b_decoding", "余弦近邻": "05a_neighbours_analogies"}
 
 
 def _unavailable(reason: str):
@@ -354,6 +362,64 @@ def test_search_finds_the_chapter(page, server, prefix, term):
         assert not [t for t in summaries if boilerplate in t], f"a search summary shows {boilerplate!r}: {summaries}"
     switch = unquote(page.locator("a[data-course-lang-switch]").get_attribute("href"))
     assert switch.endswith(f"search.html?q={term}"), f"the language switch drops the search words: {switch}"
+
+
+SEARCH_DONE = "() => ((document.querySelector('#search-results p.search-summary') || {}).innerText || '').trim()"
+SEARCH_SPLIT = """t => splitQuery(t).map(w => [w, Object.hasOwn(Search._index.terms, w)
+                                          || Object.hasOwn(Search._index.titleterms, w)])"""
+
+
+def test_chinese_search_finds_compound_terms(page, server, built):
+    """The index is split into words by jieba, and so is the query (by the index's own words): 核采样 is found."""
+    listed = (REPO / "notebooks" / "zh" / "TERMS.md").read_text(encoding="utf-8")
+    assert sum(term in listed for term in ZH_TERMS) >= 10, "fewer than ten of ZH_TERMS are in notebooks/zh/TERMS.md"
+    missing = []
+    for term, chapter in ZH_TERMS.items():
+        on_page = (built[0] / "zh" / f"{chapter}.html").read_text(encoding="utf-8")
+        assert term in on_page, f"{term} is not on zh/{chapter}.html: ZH_TERMS names the wrong chapter"
+        page.goto(f"{server}zh/search.html?q={term}")
+        status = page.wait_for_function(SEARCH_DONE, timeout=15_000).json_value()
+        links = page.locator("ul.search li a").evaluate_all("links => links.map(a => a.href)")
+        found = [re.split(r"[?#]", href)[0] for href in links]
+        if f"{server}zh/{chapter}.html" not in found:
+            missing.append(f"{term}: split into {page.evaluate(SEARCH_SPLIT, term)} ([word, in the index]), "
+                           f"found {[f.rsplit('/', 1)[-1] for f in found]}, not {chapter} ({status})")
+        assert "Search" not in status and re.search(r"[\u4e00-\u9fff]", status), f"the search says {status!r}"
+    assert not missing, "the Chinese search misses chapters:\n" + "\n".join(missing)
+
+
+def _theme_strings() -> set[str]:
+    """The English words of the Furo theme's templates: what they pass through gettext (a `{{ variable }}` cut out),
+    their fixed labels and icon titles, and the one fixed word of the footer ("@pradyunsg's Furo")."""
+    import furo
+
+    found = {"@pradyunsg</a>'s"}
+    for template in (Path(furo.__file__).parent / "theme" / "furo").rglob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        messages = re.findall(r"""_\(\s*["']([^"']+)["']\s*\)""", text)
+        messages += re.findall(r"{%-?\s*trans\b[^%]*%}(.*?){%-?\s*endtrans", text, re.S)
+        messages += re.findall(r'aria-label="([^"{]+)"', text) + re.findall(r"<title>([^<{]+)</title>", text)
+        for message in messages:
+            for part in re.split(r"{{.*?}}|%\(\w+\)s", message):
+                part = " ".join(part.split())
+                if set(re.findall(r"[A-Za-z]{2,}", re.sub(r"<[^>]*>?", " ", part))) - {"Sphinx", "Furo"}:
+                    found.add(part)
+    return found
+
+
+def test_the_theme_speaks_chinese_on_chinese_pages(built):
+    """Furo ships no translations: its words come from site/locales/zh_CN (gettext) and course_site.THEME_ZH."""
+    strings = _theme_strings()
+    assert {"On this page", "Back to top", "Next", "Previous", "Search"} <= strings, "Furo's templates changed"
+    english = {}
+    for path in sorted((built[0] / "zh").glob("*.html")):
+        html = " ".join(re.sub(r"<script\b.*?</script>", "", path.read_text(encoding="utf-8"), flags=re.S).split())
+        for text in strings:
+            word = re.escape(text)
+            if re.search(rf"[>\"] ?{word} ?[<\"]" if re.fullmatch(r"[\w ./]+", text) else word, html):
+                english.setdefault(path.name, []).append(text)
+    assert not english, f"the theme's English words on Chinese pages: {english}"
+    assert "On this page" in (built[0] / "04a_softmax_sampling.html").read_text(encoding="utf-8")
 
 
 def test_no_serious_or_critical_accessibility_violation_at_desktop_or_phone_width(visits):
