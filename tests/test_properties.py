@@ -16,6 +16,8 @@ from grading.checks import properties
 from grading.checks.ch04_sampling import generated
 from grading.worker.calls.base import each
 
+from answers import needs_answers
+
 REPO = Path(__file__).resolve().parent.parent
 NEG_INF = float("-inf")
 
@@ -32,7 +34,7 @@ def test_examples_are_the_same_in_a_fresh_process_that_imported_other_modules(tm
             "print(hashlib.sha256(repr([[(a.tolist(), a.dtype, a.stride()) if hasattr(a, 'stride') else a "
             "for a in e] for e in g.top_p_examples() + g.softmax_examples()]).encode()).hexdigest())")
     plain = subprocess.run([sys.executable, "-c", code % (str(REPO), "")], cwd=tmp_path, capture_output=True, text=True)
-    other = subprocess.run([sys.executable, "-c", code % (str(REPO), "import lesson_utils, tools.mutants; ")],
+    other = subprocess.run([sys.executable, "-c", code % (str(REPO), "import lesson_utils, grading.engine.scheduler; ")],
                            cwd=tmp_path, capture_output=True, text=True)
     assert plain.returncode == 0 and other.returncode == 0, plain.stderr + other.stderr
     assert plain.stdout == other.stdout
@@ -84,6 +86,7 @@ def _reports(fn, examples):
     return each(fn, (examples,))
 
 
+@needs_answers
 def test_the_reference_passes_and_the_smallest_failure_is_shown():
     from solutions.ch04_sampling import top_k_filter
 
@@ -105,6 +108,7 @@ def test_the_reference_passes_and_the_smallest_failure_is_shown():
     assert "ties at the k-th value" in i18n.render(failed.value.mistake, "en")
 
 
+@needs_answers
 def test_returning_the_input_and_raising_are_reported_with_their_example():
     from solutions.ch04_sampling import top_k_filter
 
@@ -143,6 +147,7 @@ def test_an_in_place_write_to_one_element_of_a_large_tensor_is_seen():
         assert changed_inputs(before) == ["#0"], dtype
 
 
+@needs_answers
 def test_a_learner_returning_the_input_fails_the_judge_with_its_named_mistake(tmp_path):
     """Through the sandbox: the generated case of top_k_filter names the mistake the named cases cannot see."""
     from grading.engine import scheduler
@@ -163,6 +168,7 @@ def test_a_learner_returning_the_input_fails_the_judge_with_its_named_mistake(tm
     assert os.listdir(tmp_path) == ["ch04_sampling.py"] or ".hypothesis" not in os.listdir(tmp_path)
 
 
+@needs_answers
 def test_a_squeezed_result_is_named_only_when_every_failure_is_one():
     from solutions.ch04_sampling import softmax
 
