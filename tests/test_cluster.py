@@ -14,6 +14,8 @@ distributed = pytest.importorskip("distributed", reason="the cluster extra: pip 
 
 from grading.engine import cluster, scheduler  # noqa: E402
 
+from answers import needs_answers  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 CHAPTER = "ch01_embeddings"
 SLOW = "import time\ntime.sleep(12)  # a slow import: still running when its Dask worker is killed\n"
@@ -36,6 +38,7 @@ def _gradebook(graded) -> list[list[tuple]]:
     return [[(r.chapter, r.name, r.status, tuple((c.name, c.passed) for c in r.cases)) for r in results] for results in graded]
 
 
+@needs_answers  # its students hand in the reference answer
 def test_a_class_on_a_local_cluster_matches_the_local_run_and_survives_a_killed_worker(tmp_path):
     sources = _class(tmp_path)
     local = _gradebook(scheduler.grade_many(sources, "01", workers=2))
