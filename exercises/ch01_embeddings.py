@@ -13,9 +13,10 @@ from torch import Tensor
 def lookup(E: Tensor, ids: Tensor) -> Tensor:
     """Return the rows of the embedding table `E` for the token ids `ids`.
 
-    E:   [V, d] float table (any float dtype; keep it).
-    ids: LongTensor of any shape, values in [0, V).
-    returns: [*ids.shape, d], same dtype as E.
+    E:   [V, d] float table (any float dtype; keep it), possibly a non-contiguous view (transposed, sliced).
+    ids: LongTensor of any shape (0-d and empty too), possibly a view, values in [0, V); V may exceed 2**24.
+    returns: [*ids.shape, d], same dtype as E, the rows exactly; a new tensor (for a 0-d id, E[ids] is a view
+             of that row, which is fine).
 
     Example: E = torch.arange(6.).reshape(3, 2); lookup(E, torch.tensor([2, 0]))
              -> tensor([[4., 5.], [0., 1.]])
@@ -46,9 +47,10 @@ def row_byte_offset(i: int, d: int, dtype: torch.dtype) -> int:
 def embedding_backward(grad_out: Tensor, ids: Tensor, vocab_size: int) -> Tensor:
     """Gradient of the loss with respect to the table E, given the gradient of the looked-up rows.
 
-    grad_out: [*ids.shape, d], the gradient arriving at the output of the lookup.
-    ids:      LongTensor of any shape.
-    returns:  [vocab_size, d], same dtype as grad_out. Rows never used stay zero;
+    grad_out: [*ids.shape, d], the gradient arriving at the output of the lookup: any float dtype, possibly a
+              non-contiguous view (autograd often passes an expanded one).
+    ids:      LongTensor of any shape (0-d and empty too), values in [0, vocab_size).
+    returns:  a new [vocab_size, d] tensor, same dtype as grad_out. Rows never used stay zero;
               a row used several times receives the sum of its gradients.
 
     Example: ids [3, 7, 3], grad_out = ones(3, 4), vocab_size 10

@@ -13,7 +13,9 @@ from torch import Tensor
 def cosine_neighbors(E: Tensor, index: int, k: int) -> Tensor:
     """The k rows of E most similar to row `index` by cosine similarity, most similar first.
 
-    E:     [n, d] float table; no row is all zeros, but row lengths can differ a lot.
+    E:     [n, d] float table; no row is all zeros, but row lengths can differ a lot: rows as short as 1e-11
+           count as much as long ones, so divide by the norms themselves (an epsilon added to them, or
+           F.cosine_similarity's eps = 1e-8, changes the ranking of short rows).
     index: the query row, 0 <= index < n. It is never part of the answer.
     k:     how many neighbours, 1 <= k <= n - 1.
     returns: LongTensor [k] of row indices. Rows with the same similarity (duplicate rows,

@@ -14,10 +14,12 @@ from torch import LongTensor, Tensor
 def lm_head_logits(h: Tensor, W: Tensor, b: Tensor | None = None) -> Tensor:
     """Logits of the LM head: one score per vocabulary token for every position in `h`.
 
-    h: [..., d] final hidden states (any number of leading dimensions, even none).
+    h: [..., d] final hidden states (any number of leading dimensions, even none; sizes 0 and 1 too).
     W: [V, d] head weight, one row per token (how nn.Linear(d, V) stores its weight).
     b: [V] optional bias, or None (most modern models have none).
-    returns: [..., V], same dtype as h.
+    h, W and b share one float dtype (float16, bfloat16, float32 or float64); any of them may be a
+    non-contiguous view.
+    returns: [..., V], same dtype as h, every leading dimension kept (a [1, d] h gives [1, V]).
 
     Example: h = torch.tensor([1., 2.]); W = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
              lm_head_logits(h, W) -> tensor([1., 2., 3.])
@@ -60,13 +62,18 @@ def logit_contributions(h: Tensor, w: Tensor) -> tuple[Tensor, float]:
     h: [d] a hidden state;  w: [d] one row of the head.
     returns: (contributions [d], same dtype as h, whose sum is the logit;
               cos, a Python float in [-1, 1]; 0.0 when h or w is the zero vector).
+    cos must be accurate for any h and w the dtype can hold: tiny vectors (norms of 1e-9 or 1e-20) as well, and
+    float16/bfloat16 vectors whose products or norms would overflow in half precision (compute it in float64).
+    Rounding can put a computed cosine just outside [-1, 1] (1.0000001 for h == w): clamp it.
 
     Example: logit_contributions(torch.tensor([1., 2.]), torch.tensor([3., -1.]))
              -> (tensor([3., -2.]), 0.1414...)      (logit 1 = 3 - 2;  1 / (sqrt(5) * sqrt(10)))
     """
     # BEGIN SOLUTION
-    cos = F.cosine_similarity(h.double(), w.double(), dim=0)
-    return h * w, float(cos)
+    hd, wd = h.double(), w.double()
+    norms = float(hd.norm() * wd.norm())
+    cos = float(hd @ wd) / norms if norms > 0 else 0.0
+    return h * w, min(1.0, max(-1.0, cos))
     # END SOLUTION
 
 

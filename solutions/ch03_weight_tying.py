@@ -76,10 +76,11 @@ def rows_with_gradient(grad: Tensor) -> int:
 def untie_lm_head(model) -> None:
     """Stretch: give a tied Hugging Face causal LM a head of its own, in place, so that it stays untied on disk.
 
-    model: a transformers causal LM (model.get_input_embeddings(), model.get_output_embeddings()) whose head and
-           embedding may share one weight matrix [V, d].
+    model: a transformers causal LM (model.get_input_embeddings(), model.get_output_embeddings()) of any float
+           dtype, whose head and embedding may share one weight matrix [V, d] (one Parameter under two names, or
+           two Parameter objects on one storage).
     After the call: the head's weight is a new nn.Parameter (it trains) holding a COPY of the shared matrix (its own
-    storage, equal values); model.config.tie_word_embeddings is False, so that model.save_pretrained(folder) then
+    storage, equal values, the same dtype); model.config.tie_word_embeddings is False, so that model.save_pretrained(folder) then
     AutoModelForCausalLM.from_pretrained(folder) gives two separate tensors with those equal values, and a training
     step on the head leaves the embedding unchanged. A model that is already untied keeps its head's values.
 

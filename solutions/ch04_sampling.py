@@ -19,7 +19,8 @@ def softmax(logits: Tensor, dim: int = -1) -> Tensor:
 
     logits:  any shape, any float dtype (keep it). Entries may be huge (1000) or -inf (masked tokens).
              A zero-size shape (e.g. [2, 0]) gives an empty result of that shape, as torch.softmax does.
-    returns: the same shape and dtype; non-negative, summing to 1 along `dim`; -inf entries get probability 0.
+    returns: a new tensor (never `logits` itself, not even when it is empty) of the same shape and dtype;
+             non-negative, summing to 1 along `dim`; -inf entries get probability 0.
              float16/bfloat16 logits are computed in float32 and the result cast back (as torch.softmax
              does): computing in half precision itself is several units in the last place off.
 
@@ -39,7 +40,8 @@ def apply_temperature(logits: Tensor, temperature: float) -> Tensor:
     """Logits divided by the temperature (T < 1 sharpens the distribution, T > 1 flattens it).
 
     logits:  [..., V];  temperature: a number > 0, else raise ValueError.
-    returns: [..., V], same dtype: scaled LOGITS, not probabilities.
+    returns: a new [..., V] tensor, same dtype (never `logits` itself, not even at T = 1): scaled LOGITS, not
+             probabilities.
 
     Example: apply_temperature(torch.tensor([2.0, 1.0]), 0.5) -> tensor([4., 2.])
     """
@@ -54,7 +56,9 @@ def top_k_filter(logits: Tensor, k: int) -> Tensor:
     """Keep the k largest logits of each row, set the others to -inf.
 
     logits:  [..., V];  k >= 1 (k >= V keeps everything).
-    returns: [..., V], same dtype. A logit equal to the k-th largest is kept too (ties can keep more than k).
+    returns: a new [..., V] tensor, same dtype (never `logits` itself, not even when nothing is removed).
+             A logit equal to the k-th largest is kept too (ties can keep more than k): with k = 1, every
+             logit equal to the largest one is kept.
 
     Example: top_k_filter(torch.tensor([1.0, 3.0, 2.0, 0.0]), 2) -> tensor([-inf, 3., 2., -inf])
     """
@@ -69,10 +73,22 @@ def top_p_filter(logits: Tensor, p: float) -> Tensor:
     """Nucleus filter: keep the most likely tokens until their probability mass reaches p, set the rest to -inf.
 
     logits:  [..., V];  0 <= p <= 1.
-    returns: [..., V], same dtype. The token whose probability takes the kept mass past p is KEPT;
-             the most likely token is always kept.
+    returns: a new [..., V] tensor, same dtype (never `logits` itself, not even when nothing is removed).
 
-    Example: probabilities [0.5, 0.3, 0.15, 0.05] with p = 0.7 keep the first two (0.5 + 0.3 >= 0.7).
+    The rule, as transformers' TopPLogitsWarper applies it: the probabilities are the softmax of the logits in
+    their own dtype (float32 logits give float32 probabilities); sort them ascending (least likely first, tied
+    tokens in any order) and take their cumulative sum; a token is REMOVED when that sum, up to and including
+    it, is <= 1 - p (a sum exactly equal to 1 - p removes it), except the most likely token, which is always
+    kept. In exact arithmetic this is: going from the most likely token down, a token is kept while the mass of
+    the tokens before it is strictly below p. So the token whose probability takes the kept mass past p is KEPT,
+    and once the kept mass is exactly p, no further token is.
+    Rounding: where the probabilities are not exact in that dtype, a token whose cumulative sum lies within
+    rounding of 1 - p (1e-5 in float32 and float64, the dtype's own precision in float16 and bfloat16) may be
+    kept or removed; with exact probabilities (0.5, 0.25, 0.125, ...) the rule above decides.
+
+    Examples: probabilities [0.5, 0.3, 0.15, 0.05] with p = 0.7 keep the first two (0.5 + 0.3 >= 0.7).
+              probabilities [0.5, 0.25, 0.125, 0.125] with p = 0.75 keep the first two (the two 0.125 tokens
+              sum to 0.25 <= 1 - p); with p = 0.875, three (one of the tied 0.125 tokens goes); with p = 0.5, one.
     """
     # BEGIN SOLUTION
     sorted_logits, order = logits.sort(dim=-1)  # ascending: least likely first
@@ -89,9 +105,19 @@ def min_p_filter(logits: Tensor, min_p: float) -> Tensor:
     """Keep tokens whose probability is at least min_p times the top token's probability; others -inf.
 
     logits:  [..., V];  0 <= min_p <= 1.
-    returns: [..., V], same dtype.
+    returns: a new [..., V] tensor, same dtype (never `logits` itself, not even when nothing is removed).
 
-    Example: probabilities [0.6, 0.3, 0.05, 0.05] with min_p = 0.1 (threshold 0.06) keep the first two.
+    The rule, as transformers' MinPLogitsWarper applies it: the probabilities are the softmax of the logits in
+    their own dtype, the threshold is min_p * (the row's largest probability), in that dtype too, and a token is
+    removed only when its probability is strictly below the threshold: a probability EQUAL to min_p * p_max is
+    kept (so the most likely token, and any token tied with it, always stays).
+    Rounding: where the probabilities are not exact in that dtype, a token whose probability lies within
+    rounding of the threshold (1e-5 relative in float32 and float64, the dtype's own precision in float16 and
+    bfloat16) may be kept or removed; with exact probabilities (0.5, 0.25, 0.125, ...) the rule above decides.
+
+    Examples: probabilities [0.6, 0.3, 0.05, 0.05] with min_p = 0.1 (threshold 0.06) keep the first two.
+              probabilities [0.5, 0.25, 0.125, 0.125] with min_p = 0.25 (threshold exactly 0.125) keep all four;
+              with min_p = 0.5 (threshold 0.25), the first two.
     """
     # BEGIN SOLUTION
     probs = softmax(logits)
@@ -131,12 +157,13 @@ def greedy_generate(model, input_ids: Tensor, max_new_tokens: int) -> Tensor:
 
     model:     a transformers causal LM (model(ids).logits has shape [B, T, V]).
     input_ids: LongTensor [B, T].
-    returns:   LongTensor [B, T + max_new_tokens]: the prompt followed by the new tokens, each the
+    returns:   a new LongTensor [B, T + max_new_tokens] (never `input_ids` itself, not even for
+               max_new_tokens = 0: then a copy): the prompt followed by the new tokens, each the
                argmax of the logits at the last position. Equal to
                model.generate(input_ids, do_sample=False, max_new_tokens=max_new_tokens) (no early stop).
     """
     # BEGIN SOLUTION
-    ids = input_ids
+    ids = input_ids.clone()  # a new tensor even when max_new_tokens = 0: the caller's input_ids stay its own
     for _ in range(max_new_tokens):
         logits = model(ids).logits[:, -1, :]  # [B, V]: only the last position predicts the next token
         next_id = logits.argmax(dim=-1, keepdim=True)  # [B, 1]

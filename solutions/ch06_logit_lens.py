@@ -38,7 +38,7 @@ def logit_lens(model, input_ids: Tensor) -> Tensor:
         states = model(input_ids, output_hidden_states=True).hidden_states
         # every state but the last still needs the final norm; the last one already went through it
         rows = [final_norm(h[0, -1]) for h in states[:-1]] + [states[-1][0, -1]]
-        return head(torch.stack(rows)).log_softmax(dim=-1)
+        return head(torch.stack(rows)).float().log_softmax(dim=-1)  # float32 whatever the model's dtype
     # END SOLUTION
 
 
@@ -61,8 +61,10 @@ def kl_to_final(lens: Tensor) -> Tensor:
     """KL divergence from every layer's distribution to the final one: KL(final || layer).
 
     lens:    [L, V] log-probabilities (each row sums to 1 after exp), the last row is the final layer.
+             An entry may be -inf (a token with probability 0).
     returns: [L], same dtype as lens; KL(P || Q) = sum_v P(v) * (log P(v) - log Q(v)) with P the last
-             row and Q row i. The last entry is exactly 0.
+             row and Q row i. The last entry is exactly 0. A token the final row gives probability 0 adds
+             0 (0 log 0 = 0, never NaN); one that row i rules out and the final row does not makes it inf.
 
     Example: lens = torch.tensor([[0.5, 0.5], [0.9, 0.1]]).log()
              kl_to_final(lens) -> tensor([0.3681, 0.0000])   (0.9 ln 1.8 + 0.1 ln 0.2)

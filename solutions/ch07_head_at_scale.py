@@ -110,8 +110,8 @@ def merge_top_k(local_values: Tensor, local_indices: Tensor, starts: Tensor, k: 
     returns:       (values [*S, k], ids [*S, k] LongTensor): the k largest logits of the whole vocabulary
                    and their GLOBAL ids, largest first; equal values are ordered by smaller id first.
 
-    Example: local_values = [[9., 4.], [7., 9.]], local_indices = [[0, 5], [2, 1]], starts = [0, 100], k = 3
-             -> (tensor([9., 9., 7.]), tensor([0, 101, 102]))
+    Example: local_values = [[9., 4.], [7., 9.]], local_indices = [[0, 5], [2, 1]], starts = [0, 100], k = 2
+             -> (tensor([9., 9.]), tensor([0, 101]))
     """
     # BEGIN SOLUTION
     shape = (-1,) + (1,) * (local_values.dim() - 1)

@@ -1,6 +1,8 @@
 """Checks for chapter 01, embedding lookup (exercises/ch01_embeddings.py)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import torch
 import torch.nn.functional as F
 
@@ -9,6 +11,7 @@ from .compare import CheckFailed, expect_equal, expect_tensor
 from .fixtures import course_embedding, course_ids, random_ids, random_table
 from ..i18n import _, verbatim
 from ..model import Case, Chapter, Exercise, Question
+from .properties import FLOAT_DTYPES, KINDS, LAYOUTS, Recipe, draw, ids_tensor, ordered, with_generated
 from .unchanged import leave_inputs_unchanged
 
 # ---------------------------------------------------------------- inputs
@@ -31,6 +34,10 @@ def _lookup_mistakes(E: torch.Tensor, ids: torch.Tensor):
     if ids.dim() == 1 and ids.numel() and int(ids.max()) < E.shape[1]:
         yield (_("you took columns (E[:, ids]) instead of rows: a token's vector is a row of the [V, d] table."),
                lambda: E[:, ids].T)
+    if ids.numel() and int(ids.max()) > 2 ** 24:
+        yield (_("your ids went through float32 (a .float(), a float one-hot, a float arange): float32 holds integers "
+                 "exactly only up to 2**24 = 16,777,216, so larger ids land on a neighbouring row. Keep ids int64."),
+               lambda: F.embedding(ids.float().long(), E))
     if ids.dim() != 1:
         yield (_("you flattened the ids: the result keeps their shape, [*ids.shape, d] (one row per id, wherever it "
                  "sits in the batch). Index with the ids as they are, or reshape back at the end."),
@@ -62,17 +69,22 @@ def _check_onehot(result, inputs):
                             ops=verbatim(', '.join(seen)[:200])))
 
 
-def _check_offset(out, inputs):
+def _check_offset(out, inputs, expected: int | None = None):
+    """Against the address a real table gives (data_ptr()), or `expected` (the generated inputs' exact product)."""
     i, d, dtype = inputs
-    table = torch.empty(i + 1, d, dtype=dtype)
-    expected = table[i].data_ptr() - table.data_ptr()  # what the hardware address says
-    size = table.element_size()
+    if expected is None:
+        table = torch.empty(i + 1, d, dtype=dtype)
+        expected = table[i].data_ptr() - table.data_ptr()  # what the hardware address says
+    size = dtype.itemsize
     expect_equal(out, expected, _("byte offset of row {i} (d={d}, {dtype})", i=i, d=d, dtype=dtype), mistakes=[
         (_("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size())."), i * d),
         (_("you counted rows from 1: row 0 starts at byte 0."), (i + 1) * d * size),
         (_("you used a column stride: rows are d elements apart in a row-major table."), i * size),
         (_("you assumed 4 bytes per element (float32): the element size depends on the dtype "
            "(torch.empty(0, dtype=dtype).element_size())."), i * d * 4),
+        (_("you read the element size from the digits of the dtype's name: float8_e4m3fn is 1 byte, not 843 bits. "
+           "Ask torch: dtype.itemsize, or torch.empty(0, dtype=dtype).element_size()."),
+         lambda: i * d * (int("".join(c for c in str(dtype) if c.isdigit())) // 8)),
     ])
 
 
@@ -109,7 +121,7 @@ BACKWARD_INPUTS = {
 }
 
 
-def _check_backward(out, inputs):
+def _check_backward(out, inputs, atol: float = 1e-6, rtol: float = 1e-6):
     grad_out, ids, V = inputs
     table = torch.zeros(V, grad_out.shape[-1], dtype=grad_out.dtype, requires_grad=True)
     F.embedding(ids, table).backward(grad_out)  # autograd is the reference
@@ -125,7 +137,7 @@ def _check_backward(out, inputs):
         return expected / counts[:, None]
 
     used = int(ids.max()) + 1 if ids.numel() else 0
-    expect_tensor(out, expected, _("gradient of E"), atol=1e-6, rtol=1e-6, mistakes=[
+    expect_tensor(out, expected, _("gradient of E"), atol=atol, rtol=rtol, mistakes=[
         (_("your gradient has ids.max() + 1 = {used} rows: the table has vocab_size = {V} rows, used or not "
            "(start from torch.zeros(vocab_size, d)).", used=used, V=V), lambda: expected[:used]),
         (_("repeated ids were averaged. A row used twice must receive the SUM of its gradients (each use "
@@ -140,10 +152,13 @@ def _check_backward(out, inputs):
 # ---------------------------------------------------------------- stretch: embedding_autograd
 
 
-def _autograd_case(V: int, d: int, ids: torch.Tensor, seed: int, dtype: torch.dtype = torch.float32) -> tuple:
-    """(E, ids, grad_out): a random table, the ids, and a random gradient arriving at the looked-up rows."""
+def _autograd_case(V: int, d: int, ids: torch.Tensor, seed: int, dtype: torch.dtype = torch.float32,
+                   transposed: bool = False) -> tuple:
+    """(E, ids, grad_out): a random table, the ids, and a random gradient arriving at the looked-up rows
+    (`transposed`: the same values as a non-contiguous view, dims 0 and 1 swapped in memory)."""
     g = torch.Generator().manual_seed(seed + 7)
-    return random_table(V, d, seed, dtype), ids, torch.randn(*ids.shape, d, generator=g).to(dtype)
+    grad = torch.randn(*ids.shape, d, generator=g).to(dtype)
+    return random_table(V, d, seed, dtype), ids, grad.transpose(0, 1).contiguous().transpose(0, 1) if transposed else grad
 
 
 AUTOGRAD_INPUTS = {
@@ -156,6 +171,8 @@ AUTOGRAD_INPUTS = {
         9, 4, torch.full((500,), 2), 117, torch.float64),
     _("float64, ids [5, 8], V = 1000, d = 16"): lambda: _autograd_case(1000, 16, random_ids(1000, (5, 8), 118), 119,
                                                                    torch.float64),
+    _("a non-contiguous grad_out (a transposed view, as autograd may pass one: reshape it, .view cannot)"):
+        lambda: _autograd_case(20, 4, random_ids(20, (2, 3), 121), 122, transposed=True),
     _("the course tokens 'The cat sat on the mat. The cat sat' in a random [49152, 8] table"): lambda: _autograd_case(
         49152, 8, course_ids("The cat sat on the mat. The cat sat")[None], 120),
 }
@@ -200,7 +217,114 @@ def _check_autograd(out, inputs):
     ])
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+# ---------------------------------------------------------------- generated inputs (grading/checks/properties.py)
+
+N = 40  # generated inputs per exercise, besides the edge cases each lists by hand
+INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.uint16, torch.int32, torch.uint32, torch.int64, torch.uint64)
+ALL_DTYPES = FLOAT_DTYPES + (torch.float8_e4m3fn, torch.float8_e5m2) + INT_DTYPES
+
+
+def _ids_and_tables(n: int, min_dims: int = 0) -> list:
+    """(V, d, ids shape, E's dtype, kind and layout, the ids' layout, seed) tuples drawn by Hypothesis."""
+    from hypothesis import strategies as st
+
+    shape = st.lists(st.integers(0, 3), min_size=min_dims, max_size=3)
+    return draw(st.tuples(st.integers(1, 9), st.integers(1, 5), shape, st.sampled_from(FLOAT_DTYPES),
+                          st.sampled_from(KINDS), st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS),
+                          st.integers(0, 2 ** 16)), n)
+
+
+@lru_cache(maxsize=None)
+def lookup_examples(large: bool = True) -> list:
+    """Tables of every float dtype and layout, ids [*shape] (1 to 3 dims: E[ids] of a 0-d id is a view of E's row,
+    which the contract allows) of every layout; and ids above 2**24 in a bfloat16 table of 2**24 + 8 rows."""
+    out: list = []
+    for V, d, shape, dtype, kind, layout, id_layout, seed in _ids_and_tables(N, min_dims=1):
+        out.append((Recipe((V, d), dtype, kind, 1.0, layout, seed).build(), ids_tensor(tuple(shape), V, id_layout,
+                                                                                       seed + 1)))
+    out += [(torch.ones(1, 1, dtype=torch.float64), torch.zeros(1, 1, dtype=torch.long)),
+            (torch.arange(6.0).reshape(3, 2), torch.tensor([[2, 0, 2]]))]
+    if large:
+        big = torch.zeros(2 ** 24 + 8, 1, dtype=torch.bfloat16)
+        big[-8:, 0] = torch.arange(1.0, 9.0)  # rows 2**24 .. 2**24 + 7; float32 rounds 2**24 + 1 and + 3 away
+        out.append((big, torch.tensor([2 ** 24 + 1, 2 ** 24 + 3, 2 ** 24 + 2])))
+    return ordered(out)
+
+
+def lookup_reference(args: tuple) -> torch.Tensor:
+    return F.embedding(args[1], args[0])
+
+
+@lru_cache(maxsize=None)
+def onehot_examples() -> list:
+    """lookup's, finite tables only: one_hot(ids) @ E multiplies every row by 0, and 0 * -inf is NaN."""
+    return [(E, ids) for E, ids in lookup_examples(large=False) if bool(torch.isfinite(E).all())]
+
+
+def _check_onehot_generated(out, args: tuple) -> None:
+    _check_lookup(out, args)  # the values; the named cases see the matrix product
+
+
+@lru_cache(maxsize=None)
+def offset_examples() -> list:
+    from hypothesis import strategies as st
+
+    drawn = draw(st.tuples(st.integers(0, 2 ** 31), st.integers(1, 2 ** 16), st.sampled_from(ALL_DTYPES)), N)
+    return ordered(list(drawn) + [(0, 1, torch.uint8), (1, 1, torch.int64), (2 ** 50 + 1, 24, torch.float8_e5m2),
+                                  (2 ** 50 + 3, 3, torch.int64)])  # beyond 2**53: a float detour rounds
+
+
+def offset_reference(args: tuple) -> int:
+    i, d, dtype = args
+    return i * d * dtype.itemsize
+
+
+def _check_offset_generated(out, args: tuple) -> None:
+    _check_offset(out, args, expected=offset_reference(args))
+
+
+@lru_cache(maxsize=None)
+def backward_examples() -> list:
+    """Gradients of every float dtype and layout (autograd passes expanded ones), ids of every shape (0-d too) and
+    layout with repeats, vocab_size from max id + 1 up, unused rows."""
+    out: list = []
+    for V, d, shape, dtype, kind, layout, id_layout, seed in _ids_and_tables(N):
+        ids = ids_tensor(tuple(shape), V, id_layout, seed + 1)
+        grad = Recipe(tuple(shape) + (d,), dtype, "uniform" if kind == "uniform" else "normal", 1.0, layout,
+                      seed).build()
+        out.append((grad, ids, V + seed % 3))
+    out += [(torch.ones(1, 1, dtype=torch.float64), torch.zeros(1, dtype=torch.long), 1),
+            (torch.ones(4, dtype=torch.float64).expand(3, 4), torch.tensor([1, 1, 1]), 2),
+            (torch.ones(2, dtype=torch.bfloat16), torch.tensor(4), 5)]
+    return ordered(out)
+
+
+def backward_reference(args: tuple) -> torch.Tensor:
+    grad_out, ids, V = args
+    d = grad_out.shape[-1]
+    expected = torch.zeros(V, d, dtype=torch.float64)
+    expected.index_put_((ids.reshape(-1),), grad_out.double().reshape(-1, d), accumulate=True)
+    return expected.to(grad_out.dtype)
+
+
+def _check_backward_generated(out, args: tuple) -> None:
+    grad_out, ids, V = args
+    repeats = int(torch.bincount(ids.reshape(-1)).max()) if ids.numel() else 1
+    top = float(grad_out.double().abs().max()) if grad_out.numel() else 0.0
+    eps = torch.finfo(grad_out.dtype).eps
+    _check_backward(out, args, atol=max(1e-12, (repeats + 1) * eps * top), rtol=2 * eps)
+
+
+# exercise -> (its examples, its check, the reference shown next to the learner's result)
+GENERATED = {
+    "lookup": (lookup_examples, _check_lookup, lookup_reference),
+    "lookup_onehot": (onehot_examples, _check_onehot_generated, lookup_reference),
+    "row_byte_offset": (offset_examples, _check_offset_generated, offset_reference),
+    "embedding_backward": (backward_examples, _check_backward_generated, backward_reference),
+}
+
+
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="01",
     module="ch01_embeddings",
     title=_("Embedding lookup"),
@@ -272,4 +396,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  _("Reread 'Backward: scatter-add' in notebook 01b: each position adds its gradient into its own "
                    "row.")),
     ],
-))
+)), GENERATED)

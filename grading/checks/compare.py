@@ -208,7 +208,7 @@ def _float_note(got: float, expected: float) -> str:
     """Names a result that is the expected number rounded (to a few decimals, or to float32/float16)."""
     if got != got or expected != expected:
         return ""
-    for decimals in range(7):
+    for decimals in range(7) if got != 0 else ():  # a zero has too many other causes to be called a rounding
         if got == round(expected, decimals) and got != expected:
             return _(" You rounded the result to {decimals} decimals: return it unrounded.", decimals=decimals)
     for dtype in (torch.float32, torch.bfloat16, torch.float16):

@@ -20,8 +20,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..i18n import _, verbatim
+from ..i18n import _, strip_marks, verbatim
 from ..model import Case, CheckFailed
+from .unchanged import IN_PLACE
 
 Example = tuple  # the arguments of one call of the learner's function
 Check = Callable[[Any, tuple], None]
@@ -103,6 +104,19 @@ def values(shape: tuple[int, ...], kind: str, scale: float, g: torch.Generator, 
     return x.to(dtype)
 
 
+def ids_tensor(shape: tuple[int, ...], high: int, layout: str = "contiguous", seed: int = 0) -> torch.Tensor:
+    """Seeded int64 ids in [0, high) of `shape` (0-d too), as a `layout` view (LAYOUTS) where the shape allows one."""
+    g = torch.Generator().manual_seed(seed)
+    shape = tuple(shape)
+    if layout == "transposed" and len(shape) >= 2:
+        return torch.randint(0, high, shape[:-2] + (shape[-1], shape[-2]), generator=g).transpose(-1, -2)
+    if layout == "sliced" and len(shape) >= 1:
+        return torch.randint(0, high, shape[:-1] + (2 * shape[-1],), generator=g)[..., ::2]
+    if layout == "expanded" and len(shape) >= 2:
+        return torch.randint(0, high, (1,) + shape[1:], generator=g).expand(*shape)
+    return torch.randint(0, high, shape, generator=g)
+
+
 def draw(strategy, n: int) -> list:
     """n values of a Hypothesis strategy, the same on every run and OS: derandomized, no database, generation only
     (nothing is shrunk: the examples are ordered by size instead). Hypothesis also mixes in constants it reads
@@ -143,10 +157,12 @@ def recipes(n: int, dtypes: Sequence[torch.dtype] = FLOAT_DTYPES, min_v: int = 1
 
 def size(example: Example) -> tuple:
     """Sort key, small first: elements, then dimensions, then the dtype's width (a float32 failure is shown before
-    the same one in float64); inputs with no elements last (an empty result shows nothing)."""
+    the same one in float64), then the integer arguments' size; inputs with no elements last (an empty result shows
+    nothing)."""
     tensors = [a for a in example if isinstance(a, torch.Tensor)]
     n = sum(t.numel() for t in tensors)
-    return (n == 0 and bool(tensors), n, sum(t.dim() for t in tensors), sum(t.element_size() for t in tensors))
+    ints = sum(abs(a) for a in example if isinstance(a, int) and not isinstance(a, bool))  # then smaller numbers
+    return (n == 0 and bool(tensors), n, sum(t.dim() for t in tensors), sum(t.element_size() for t in tensors), ints)
 
 
 def ordered(examples: Sequence[Example]) -> list[Example]:
@@ -158,7 +174,11 @@ def ordered(examples: Sequence[Example]) -> list[Example]:
 
 
 def show(value: Any, digits: int = 4) -> str:
-    """A short, readable text of an argument or a result: a small tensor's values, else its shape (verbatim)."""
+    """A short, readable text of an argument or a result: a small tensor's values, else its shape (verbatim); a tuple
+    or list holding tensors (a (values, ids) result) item by item."""
+    if isinstance(value, (tuple, list)) and any(isinstance(v, torch.Tensor) for v in value):
+        items = ", ".join(strip_marks(show(v, digits)) for v in value)
+        return verbatim(f"({items})" if isinstance(value, tuple) else f"[{items}]")
     if isinstance(value, torch.Tensor):
         layout = "" if value.is_contiguous() else f", strides {tuple(value.stride())}"
         head = f"{str(value.dtype).replace('torch.', '')}, shape {list(value.shape)}{layout}"
@@ -219,14 +239,15 @@ def _failure(i: int, args: Example, report: Any, check: Check,
         return Failure(i, _("your function raised {error}", error=verbatim(report["error"])))
     if report.get("changed"):
         return Failure(i, _("your function changed its input in place (argument {n}): leave the caller's tensors as "
-                            "they were and return a new one.", n=verbatim(", ".join(report["changed"]))))
+                            "they were and return a new one.", n=verbatim(", ".join(report["changed"]))), IN_PLACE)
     out = report.get("out")
     try:
         check(out, args)
     except CheckFailed as e:
         x = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        if (x is not None and isinstance(out, torch.Tensor) and x.dtype == torch.float64
-                and out.dtype == torch.float32):
+        first = next((o for o in out if isinstance(o, torch.Tensor)), None) if isinstance(out, tuple) else out
+        if (x is not None and isinstance(first, torch.Tensor) and x.dtype == torch.float64
+                and first.dtype == torch.float32):
             return Failure(i, e.message, FLOAT32)
         if _squeezed(out, args, reference):
             return Failure(i, e.message, SQUEEZED)
@@ -264,6 +285,21 @@ def check_examples(reports: Any, examples: Sequence[Example], check: Check,
     named = {f.mistake for f in failures}
     mistake = first.mistake if len(named) == 1 else ""  # one mistake explains every failing example, or none is named
     raise CheckFailed(msg + "\n  " + first.message, mistake)
+
+
+GENERATED_TITLE = _("generated inputs (shapes, dtypes, views, boundaries) against a reference, smallest failure shown")
+
+
+def with_generated(chapter, table: dict, title: str = GENERATED_TITLE):
+    """Give each exercise named in `table` ({exercise: (its examples, its check, its reference)}) one more case:
+    its generated inputs, checked in one call ("each"), the arguments shown with the hand-out's parameter names."""
+    from .unchanged import argument_names
+
+    names = argument_names(chapter.module)
+    for ex in chapter.exercises:
+        if ex.name in table:
+            ex.cases.append(generated(title, *table[ex.name], names=names.get(ex.name, [])))
+    return chapter
 
 
 def generated(name: str, examples: Callable[[], list[Example]], check: Check,

@@ -18,6 +18,9 @@ from ..worker.calls.unchanged import UNCHANGED
 
 REPO = Path(__file__).resolve().parents[2]
 OBSERVED = ("call", "record_ops", "greedy")  # calls that hand the learner the case's own inputs
+IN_PLACE = _("you changed an input in place (masked_fill_, x[...] = ..., x += ..., an op with out=, or a write "
+             "into a model's weights): the caller's tensor changed with it. Work out of place (masked_fill, "
+             "torch.where, x / t) or on a copy (x.clone()), and return a new tensor.")  # named here and in properties
 
 
 @lru_cache(maxsize=None)
@@ -52,7 +55,7 @@ def _checked(check, names: list[str]):
                 "Right result, but your function changed `{name}` in place{more}: the caller's tensor now holds other "
                 "values. Leave your inputs as they were and return new tensors: use out-of-place operations (x * 2, "
                 "torch.where, masked_fill, scatter) or work on a copy (x.clone()), never x.mul_, x[...] = ..., "
-                "masked_fill_ or scatter_ on an argument (or on a model's weights).", name=changed[0], more=more))
+                "masked_fill_ or scatter_ on an argument (or on a model's weights).", name=changed[0], more=more), IN_PLACE)
     return unchanged_check
 
 

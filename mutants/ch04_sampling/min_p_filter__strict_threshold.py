@@ -1,6 +1,6 @@
 EXERCISE = 'min_p_filter'
-MISTAKE = 'removed probabilities <= the threshold: min_p = 1 removes even the top token'
-EXPECT = 'no token left'
+MISTAKE = 'removed probabilities <= the threshold: a probability equal to min_p * p_max goes, and min_p = 1 removes even the top token'
+EXPECT = 'exactly equal to min_p * p_max was removed'
 
 import torch
 

@@ -10,9 +10,11 @@ from .head import (CONTRIB_INPUTS, FLOPS_INPUTS, LOGITS_INPUTS, TOPK_INPUTS, _ch
                    _check_logits, _check_topk)
 from .chunked import CHUNKED_INPUTS, _check_chunked
 from ..unchanged import leave_inputs_unchanged
+from ..properties import with_generated
+from .generated import GENERATED
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="02",
     module="ch02_lm_head",
     title=_("The LM head"),
@@ -91,4 +93,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  _("Reread 'What the head costs' in notebook 02b: one inner product of length d per vocabulary "
                    "row.")),
     ],
-))
+)), GENERATED)

@@ -153,9 +153,10 @@ def _measured_flops(d: int, V: int, positions: int) -> int:
     return int(counter.get_total_flops())
 
 
-def _check_flops(out, inputs):
+def _check_flops(out, inputs, expected: int | None = None):
+    """Against PyTorch's own FLOP counter, or `expected` (the generated inputs' exact integer product: cheaper)."""
     d, V, positions = (*inputs, 1)[:3]
-    expected = _measured_flops(d, V, positions)
+    expected = _measured_flops(d, V, positions) if expected is None else expected
     zero = [(_("positions = 0 is a valid count (no positions, no work): `positions or 1` treats 0 as 1. Test "
                "`is None` for a missing value, never truthiness."), 2 * d * V)] if positions == 0 else []
     expect_equal(out, expected, _("FLOPs of the head, d={d:,}, V={V:,}, positions={positions:,}", d=d, V=V,
@@ -198,7 +199,29 @@ CONTRIB_INPUTS = {
 }
 
 
-def _check_contributions(out, inputs):
+def _exact_cos(hd: torch.Tensor, wd: torch.Tensor) -> float:
+    """cos(h, w) in float64 without F.cosine_similarity's epsilon (which changes the cosine of tiny vectors)."""
+    norms = float(hd.norm() * wd.norm())
+    return min(1.0, max(-1.0, float(hd @ wd) / norms)) if norms > 0 else 0.0
+
+
+def _cos_mistakes(h, w, hd, wd, ref_cos: float) -> list:
+    """F.cosine_similarity's epsilon on tiny vectors; a cosine computed in half precision that overflows."""
+    out = []
+    eps_cos = float(F.cosine_similarity(hd, wd, dim=0))
+    if abs(eps_cos - ref_cos) > 1e-3:
+        out.append((_("F.cosine_similarity divides by max(|h|, eps) and max(|w|, eps) with eps = 1e-8, so the cosine "
+                      "of tiny vectors comes out near 0: divide h.w by |h| |w| yourself (in float64)."), eps_cos))
+    if h.dtype in (torch.float16, torch.bfloat16):
+        with torch.no_grad():
+            half = float(((h * w).sum() / (h.norm() * w.norm())).clamp(-1, 1))
+        if not abs(half - ref_cos) <= 1e-2:
+            out.append((_("you computed the cosine in {dtype}: its products or norms overflow there (65,504 is "
+                          "float16's largest number). Compute it in float64.", dtype=str(h.dtype)), half))
+    return out
+
+
+def _check_contributions(out, inputs, cos_tol: float = 1e-5):
     h, w = inputs
     contributions, cos = expect_tuple(out, 2, _("(contributions, cos)"))
     hd, wd = h.double(), w.double()
@@ -215,7 +238,7 @@ def _check_contributions(out, inputs):
         logit = float(_cat_forward()[1][-1, j])
         expect_float(float(contributions.double().sum()), logit, _("sum of the contributions vs the model's logit"),
                      atol=1e-3, rtol=1e-4)
-    ref_cos = float(F.cosine_similarity(hd, wd, dim=0))
+    ref_cos = _exact_cos(hd, wd)
     dot = float(hd @ wd)
     wrong = [(_("you returned the dot product (the logit), not the cosine: divide by |h| |w|."), dot)] \
         if abs(dot) > 1e-4 \
@@ -228,10 +251,14 @@ def _check_contributions(out, inputs):
              dot / float(wd.norm())),
             (_("you divided by |h| only: divide by |h| |w|."), dot / float(hd.norm())),
         ]
+    wrong += _cos_mistakes(h, w, hd, wd, ref_cos)
     expect_that(not isinstance(cos, torch.Tensor) or cos.numel() == 1,
                 _("cos: expected one number (a float), got a tensor of several values."))
     value = cos.item() if isinstance(cos, torch.Tensor) else cos
+    expect_that(not isinstance(value, float) or not 1.0 < abs(value) <= 1.0 + 1e-4, _(  # far outside: see below
+        "cos = {value!r} lies outside [-1, 1]: rounding can push |h.w| / (|h| |w|) just past 1 (for h == w, say). "
+        "Clamp the cosine into [-1, 1].", value=value))
     expect_that(not (isinstance(value, float) and np.isnan(value)),
                 _("cos: you returned NaN. A zero vector has no direction, so |h| |w| = 0: return 0.0 in that case."))
-    expect_float(cos, ref_cos, _("cosine of the angle between h and w"), atol=1e-5, rtol=1e-5, mistakes=wrong,
+    expect_float(cos, ref_cos, _("cosine of the angle between h and w"), atol=cos_tol, rtol=cos_tol, mistakes=wrong,
                  python=True)

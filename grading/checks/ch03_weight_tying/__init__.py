@@ -10,9 +10,11 @@ from .tying import TIE_INPUTS, UNTIE_INPUTS, _check_tying, _check_untie
 from .counting import COUNT_INPUTS, SHARE_INPUTS, _check_count, _check_share, _check_untied
 from .gradients import ROWS_INPUTS, _check_rows, _rows_inputs
 from ..unchanged import leave_inputs_unchanged
+from ..properties import with_generated
+from .generated import GENERATED
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="03",
     module="ch03_weight_tying",
     title=_("Weight tying"),
@@ -95,4 +97,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  _("Reread 'Parameter accounting for the reference models' in notebook 03a: untying adds one more "
                    "V x d matrix, nothing else.")),
     ],
-))
+)), GENERATED)

@@ -62,18 +62,21 @@ def _check_rows(out, inputs):
     (grad,) = inputs
     expected = len(torch.unique(torch.nonzero(grad)[:, 0])) if grad.numel() else 0  # rows that hold a non-zero
     nz = grad != 0
+    tolerance = _("used a tolerance: any non-zero value, however small, means the row receives gradient.")
     expect_equal(out, expected, _("rows with non-zero gradient in a {shape} gradient (a Python int)",
                                   shape=list(grad.shape)), mistakes=[
         (_("counted non-zero entries, not rows."), lambda: int(nz.sum())),
         (_("counted rows whose entries are ALL non-zero; a row counts if ANY entry is non-zero."),
          lambda: int(nz.all(dim=1).sum()) if grad.numel() else 0),
+        (_("counted COLUMNS that hold a non-zero entry (a reduction over dim 0); the rows are the tokens: reduce "
+           "over dim 1, (grad != 0).any(dim=1)."), lambda: int(nz.any(dim=0).sum()) if grad.numel() else 0),
         (_("summed each row: a row like [1, -1] sums to 0 but its gradient is not zero. Test each entry."),
          lambda: int((grad.sum(dim=1) != 0).sum())),
         (_("cast the gradient to float32 (or compared it with a float32 tensor): float64 entries smaller than "
            "float32's tiniest number (1e-45) become 0. Test the gradient in its own dtype: (grad != 0).any(dim=1)."),
          lambda: int((grad.float() != 0).any(dim=1).sum()) if grad.numel() else 0),
-        (_("used a tolerance: any non-zero value, however small, means the row receives gradient."),
-         lambda: int((grad.abs() > 1e-6).any(dim=1).sum()) if grad.numel() else 0),
+        *[(tolerance, lambda t=t: int((grad.abs() > t).any(dim=1).sum()) if grad.numel() else 0)
+          for t in (1e-4, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15, 1e-20)],  # whichever threshold was picked
         (_("squared the entries (a row norm or a sum of squares): tiny values underflow, 2e-30 ** 2 is 0 in float32 "
            "(1e-5 ** 2 in float16). Test each entry: (grad != 0).any(dim=1)."),
          lambda: int(((grad ** 2).sum(dim=1) > 0).sum()) if grad.numel() else 0),

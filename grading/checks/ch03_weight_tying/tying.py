@@ -120,11 +120,14 @@ def _check_tying(obs, inputs):
 # ---------------------------------------------------------------- stretch: untie_lm_head
 
 
-def _untie_case(arch: str, seed: int, tied: bool = True, vocab_size: int = 128) -> tuple:
+def _untie_case(arch: str, seed: int, tied: bool = True, vocab_size: int = 128,
+                dtype: torch.dtype = torch.float32) -> tuple:
     """(a tiny model, hidden states x [4, d], targets [4]) for the SGD step through the reloaded head."""
     model = cached_tiny_model(arch, seed, tied=tied, vocab_size=vocab_size)
+    if dtype != torch.float32:
+        model = copy.deepcopy(model).to(dtype)  # the cached model is shared: convert a copy
     d = model.get_input_embeddings().weight.shape[1]
-    return model, random_table(4, d, seed + 300), random_ids(vocab_size, (4,), seed + 301)
+    return model, random_table(4, d, seed + 300, dtype), random_ids(vocab_size, (4,), seed + 301)
 
 
 UNTIE_INPUTS = {
@@ -133,6 +136,10 @@ UNTIE_INPUTS = {
     _("a tied tiny GPT-2 (lm_head tied to transformer.wte)"): lambda: _untie_case("gpt2", 22),
     _("a tied tiny Llama with V = 1000"): lambda: _untie_case("llama", 23, vocab_size=1000),
     _("an already untied tiny Llama: its head keeps its own values"): lambda: _untie_case("llama", 24, tied=False),
+    _("a tied tiny Llama in bfloat16: the new head stays bfloat16"): lambda: _untie_case("llama", 25,
+                                                                                        dtype=torch.bfloat16),
+    _("a tiny Llama tied by storage: two Parameter objects on one matrix (the head is not the embedding's object)"):
+        lambda: (*_untie_case("llama", 26), "by storage"),
 }
 
 _RELOAD = _("model.save_pretrained(folder) then AutoModelForCausalLM.from_pretrained(folder)")
@@ -167,7 +174,7 @@ def _check_untie_stage(seen: dict, E: torch.Tensor, H: torch.Tensor, tied: bool,
 
 
 def _check_untie(out, inputs):
-    model, x, targets = inputs
+    model, x, targets = inputs[:3]
     had = out.get("before", {}).get("head_parameters")
     if had is not None:
         for stage, seen in ((_UNTIED, out["after"]), (_RELOADED, out["reloaded"])):
@@ -182,7 +189,7 @@ def _check_untie(out, inputs):
     _check_untie_stage(out["after"], E, H, tied, _UNTIED)
     _check_untie_stage(out["reloaded"], E, H, tied, _RELOADED)
     emb = nn.Embedding.from_pretrained(E.clone(), freeze=False)
-    head = nn.Linear(E.shape[1], E.shape[0], bias=False)
+    head = nn.Linear(E.shape[1], E.shape[0], bias=False, dtype=H.dtype)
     with torch.no_grad():
         head.weight.copy_(H)
     _sgd_step_through_head(emb, head, x, targets)

@@ -34,6 +34,20 @@ def _crossing() -> torch.Tensor:
     return torch.tensor([0.15, 0.5, 0.05, 0.3]).log()
 
 
+def _binary() -> torch.Tensor:
+    """Probabilities 0.5, 0.25, 0.125, 0.125 (two rows, shuffled) as float32 logits: float32 softmax gives them exactly,
+    so every cumulative sum and min_p * p_max of them is exact, and p = 0.75 lies exactly on a boundary."""
+    return torch.tensor([[0.125, 0.5, 0.125, 0.25], [0.25, 0.125, 0.5, 0.125]], dtype=torch.float64).log().float()
+
+
+def _binary_min_p() -> torch.Tensor:
+    """Exact float32 probabilities for min-p: [0.5, 0.25, 0.125, 0.125, 0] (a masked token) and [0.25, 0.25,
+    0.1875, 0.1875, 0.125], shuffled. min_p = 0.25 or 0.5 puts a probability exactly on min_p * p_max, and the
+    second row tells a `<=` from comparing with min_p itself."""
+    return torch.tensor([[0.125, 0.5, 0.25, 0.0, 0.125], [0.1875, 0.25, 0.125, 0.25, 0.1875]],
+                        dtype=torch.float64).log().float()
+
+
 @lru_cache(maxsize=1)
 def _real_logits() -> torch.Tensor:
     """The course model's next-token logits after 'The cat sat on the', [V]."""
@@ -55,6 +69,24 @@ def _as_rows(fn, x: torch.Tensor) -> torch.Tensor:
 
 def _softmax64(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     return torch.softmax(x.double(), dim=dim)
+
+
+EXACT_STEP = 2.0 ** -20  # probabilities that are multiples of this (and sum to exactly 1) make an exact cut
+
+
+def _cut_probs(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the probabilities a filter cuts at, in float64; per row [..., 1], whether the cut is exact).
+
+    The warpers compute the probabilities in the logits' own dtype. Where float32 or float64 logits give dyadic
+    probabilities there (multiples of EXACT_STEP summing to exactly 1, such as 0.5, 0.25, 0.125), every
+    cumulative sum and min_p * p_max is exact: the cut is those probabilities' and no rounding tolerance applies
+    (a `<` for a `<=` must fail). Elsewhere: the float64 softmax, compared with a tolerance."""
+    if x.dtype not in (torch.float32, torch.float64) or x.numel() == 0:
+        return _softmax64(x), torch.zeros(x.shape[:-1] + (1,), dtype=torch.bool)
+    own = torch.softmax(x, -1).double()
+    steps = own / EXACT_STEP
+    exact = (steps == steps.round()).all(-1, keepdim=True) & (own.sum(-1, keepdim=True) == 1)
+    return torch.where(exact, own, _softmax64(x)), exact
 
 
 def _removed_to_zero(x: torch.Tensor, filtered: torch.Tensor) -> torch.Tensor:

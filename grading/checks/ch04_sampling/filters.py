@@ -4,10 +4,10 @@ from __future__ import annotations
 import torch
 
 from ...i18n import _
-from ..compare import CheckFailed
+from ..compare import named_mistake
 from ..fixtures import random_tensor
-from .common import (FIVE, NEG_INF, _as_rows, _check_filter, _crossing, _real, _removed_to_zero, _softmax64, _ties,
-                     _with_neg_inf)
+from .common import (FIVE, NEG_INF, _as_rows, _binary, _binary_min_p, _check_filter, _crossing, _cut_probs, _real,
+                     _removed_to_zero, _softmax64, _ties, _with_neg_inf)
 
 
 # ---------------------------------------------------------------- top-k
@@ -43,8 +43,12 @@ def _check_top_k(out, inputs):
         top = torch.topk(x, kk, dim=-1)
         return torch.full_like(x, NEG_INF).scatter(-1, top.indices, top.values)
 
-    mistakes = [(_("ties at the k-th value: transformers keeps EVERY token whose logit equals the k-th largest "
-                   "(compare with the k-th value, logits < kth), so a tie can keep more than k tokens."), exactly_k),
+    ties = _("ties at the k-th value (with k = 1, a tie at the top): transformers keeps EVERY token whose logit equals "
+             "the k-th largest (compare with the k-th value, logits < kth), so a tie can keep more than k tokens; topk's "
+             "indices or an argmax keep only one of them.")
+    mistakes = [(ties, exactly_k),
+                (ties, lambda: torch.full_like(x, NEG_INF).scatter(-1, x.argmax(-1, keepdim=True),
+                                                                    x.amax(-1, keepdim=True))),
                 (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
                  lambda: _removed_to_zero(x, expected))]
     for kk, word in ((k + 1, "k + 1"), (k - 1, "k - 1")):
@@ -94,17 +98,23 @@ def _top_p_inputs():
             lambda: (torch.tensor([0.4, 0.2, 0.2, 0.2]).log(), 0.5),
         _("tied groups at the cut in a batch [2, 6], p = 0.55"): lambda: (
             torch.tensor([[0.1, 0.3, 0.15, 0.15, 0.15, 0.15], [0.25, 0.25, 0.25, 0.25, 0.0, 0.0]]).log(), 0.55),
+        **{_("probabilities exactly 0.5, 0.25, 0.125, 0.125 (float32, two rows), p = {p}: exactly on a cumulative "
+             "boundary", p=p): lambda p=p: (_binary(), p) for p in (0.75, 0.5, 0.875)},
     }
 
 
-def _top_p_ambiguous(x: torch.Tensor, p: float, tol: float = 1e-5) -> torch.Tensor:
+def _top_p_ambiguous(x: torch.Tensor, p: float, tol: float | None = None) -> torch.Tensor:
     """Tokens that may be kept or removed: a tie or float rounding decides at the threshold.
 
     transformers removes a token when the mass of itself and every token sorted below it is <= 1 - p.
-    With ties that mass depends on the order among equal logits, so it is a range, computed in float64.
+    With ties that mass depends on the order among equal logits, so it is a range, computed in float64 (of the
+    logits' own-dtype probabilities where they are exact, _cut_probs: then without the rounding tolerance).
     """
     rows = x.reshape(-1, x.shape[-1]).double().contiguous()
-    probs = torch.softmax(rows, -1)
+    probs, exact = (t.reshape(-1, t.shape[-1]) for t in _cut_probs(x))
+    if tol is None:  # the contract's rounding window: 1e-5, or the half-precision dtype's own
+        tol = 1e-5 if x.dtype in (torch.float32, torch.float64) else 4 * torch.finfo(x.dtype).eps
+    tol = torch.where(exact, 0.0, tol)  # an exact cut (dyadic probabilities) is decided by `<=` itself
     values, order = rows.sort(-1)
     cum = probs.gather(-1, order).cumsum(-1)
     lo = torch.searchsorted(values, rows, right=False)
@@ -118,6 +128,7 @@ def _top_p_ambiguous(x: torch.Tensor, p: float, tol: float = 1e-5) -> torch.Tens
     top_group = hi == rows.shape[-1]
     n_top = top_group.sum(-1, keepdim=True)
     ambiguous &= ~(top_group & (n_top == 1))  # a single top token is always kept
+    ambiguous |= top_group & (n_top > 1)  # tied top tokens: any one of them may be the one always kept
     ambiguous &= torch.isfinite(rows)
     return ambiguous.reshape(x.shape)
 
@@ -127,6 +138,20 @@ def _top_p_dropping_crossing(x: torch.Tensor, p: float, keep_first: bool) -> tor
     drop = probs.cumsum(-1) > p
     if keep_first:
         drop[..., 0] = False
+    return x.masked_fill(drop.scatter(-1, order, drop), NEG_INF)
+
+
+TOP_P_BOUNDARY = _("a token exactly on the boundary was kept: when the tokens before it (most likely first) already "
+                   "hold exactly p, it is REMOVED. transformers removes a token when the ascending cumulative mass up "
+                   "to and including it is <= 1 - p (<=, not <); from the top, a token stays only while the mass "
+                   "before it is strictly below p.")
+
+
+def _top_p_strict(x: torch.Tensor, p: float) -> torch.Tensor:
+    """transformers' top-p rule with `<` for its `<=`: a token whose ascending cumulative mass equals 1 - p stays."""
+    sorted_logits, order = x.sort(-1)
+    drop = torch.softmax(sorted_logits, -1).cumsum(-1) < 1 - p
+    drop[..., -1] = False
     return x.masked_fill(drop.scatter(-1, order, drop), NEG_INF)
 
 
@@ -149,6 +174,7 @@ def _check_top_p(out, inputs):
          lambda: _top_p_dropping_crossing(x, p, True)),
         (_("top-p that drops the token crossing the threshold (and so may remove every token): keep tokens until the "
            "kept mass reaches p, including the one that crosses it."), lambda: _top_p_dropping_crossing(x, p, False)),
+        (TOP_P_BOUNDARY, lambda: _top_p_strict(x, p)),
         (_("you returned the logits in sorted order; scatter the mask back to the original token positions."),
          lambda: expected.sort(-1, descending=True).values),
         (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
@@ -169,33 +195,41 @@ def _check_top_p(out, inputs):
         mistakes.insert(0, (_("p = 0 keeps only the top token: `if not p` (or `p or 1.0`) treats 0.0 as 'no filter'. "
                               "Compare with None when you mean 'not given'."), x))
     ambiguous = _top_p_ambiguous(x, p)
-    _check_kept_mass(out, x, expected, ambiguous, p)
+    _check_kept_mass(out, x, expected, ambiguous, p, mistakes)
     _check_filter(out, x, expected, ambiguous, _("top-p filter (p = {p})", p=p), mistakes)
 
 
-def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: torch.Tensor, p: float,
+def _check_kept_mass(out, x: torch.Tensor, expected: torch.Tensor, ambiguous: torch.Tensor, p: float, mistakes,
                      tol: float = 1e-5) -> None:
     """Where ties (or rounding) leave a choice at the cut, the kept set must still be transformers' set up to the
     order among equal logits: its mass reaches p, and it stops there (dropping its least likely token would
-    leave less than p)."""
+    leave less than p). A failure names the one mistake of `mistakes` that gives `out` exactly, if one does."""
     if not (isinstance(out, torch.Tensor) and out.shape == x.shape and out.dtype == x.dtype) or not bool(ambiguous.any()):
         return
+    tol = tol if x.dtype in (torch.float32, torch.float64) else 4 * torch.finfo(x.dtype).eps
     rows, exp_rows = out.reshape(-1, x.shape[-1]), expected.reshape(-1, x.shape[-1])
-    amb, probs = ambiguous.reshape(rows.shape), _softmax64(x).reshape(rows.shape)
+    probs, exact = (t.reshape(-1, t.shape[-1]) for t in _cut_probs(x))
+    amb = ambiguous.reshape(rows.shape)
     for r in range(rows.shape[0]):
+        tol_r = 0.0 if bool(exact[r]) else tol  # an exact cut: the mass must reach p exactly, and stop there
         fixed = ~amb[r]
         if not amb[r].any() or not torch.equal(torch.isfinite(rows[r])[fixed], torch.isfinite(exp_rows[r])[fixed]):
             continue  # nothing to choose in this row, or other differences that the comparison below explains
         kept = torch.isfinite(rows[r]) & torch.isfinite(x.reshape(rows.shape)[r])
+        if not bool(kept.any()) and bool(torch.isfinite(x.reshape(rows.shape)[r]).any()):
+            raise named_mistake(out, mistakes, 0.0, 0.0, expected).fail(_(
+                "top-p filter (p = {p}), row {r}: you removed every token; the most likely token is always kept "
+                "(one of them, when several are tied at the top).", p=p, r=r))
         mass = float(probs[r][kept].sum())
-        if mass < p - tol and bool(kept.any()):
-            raise CheckFailed(_(
+        if mass < p - tol_r and bool(kept.any()):
+            raise named_mistake(out, mistakes, 0.0, 0.0, expected).fail(_(
                 "top-p filter (p = {p}), row {r}: the kept tokens' probability mass is {mass:.4f}, below p. Tokens "
                 "tied at the cut must not all be removed together: keep them one by one, most likely first (any "
                 "order among equal logits), until the kept mass reaches p, as transformers does after its sort.",
                 p=p, r=r, mass=mass))
-        if int(kept.sum()) > 1 and mass - float(probs[r][kept].min()) >= p + tol:
-            raise CheckFailed(_(
+        without_least = mass - float(probs[r][kept].min())
+        if int(kept.sum()) > 1 and without_least >= p + tol_r:
+            raise named_mistake(out, mistakes, 0.0, 0.0, expected).fail(_(
                 "top-p filter (p = {p}), row {r}: you kept mass {mass:.4f}, more than needed: without its least "
                 "likely token the kept set would still reach p. With tokens tied at the cut, keep only as many of "
                 "them as it takes to reach p (transformers keeps the first ones of its sort order).",
@@ -217,6 +251,9 @@ def _min_p_inputs():
         _("3-D logits [2, 3, 16], min_p = 0.15"): lambda: (random_tensor((2, 3, 16), 39, 1.5), 0.15),
         _("float64, min_p = 0.1"): lambda: (random_tensor((2, 25), 40, dtype=torch.float64), 0.1),
         _("the course model's logits, min_p = 0.1"): lambda: (_real(), 0.1),
+        **{_("exact float32 probabilities [0.5, 0.25, 0.125, 0.125, 0] and [0.25, 0.25, 0.1875, 0.1875, 0.125], "
+             "min_p = {min_p}: probabilities exactly equal to min_p * p_max", min_p=m): lambda m=m: (_binary_min_p(), m)
+           for m in (0.25, 0.5)},
     }
 
 
@@ -225,10 +262,11 @@ def _check_min_p(out, inputs):
 
     x, min_p = inputs
     expected = _as_rows(MinPLogitsWarper(min_p=min_p), x)
-    probs = _softmax64(x)
+    probs, exact = _cut_probs(x)
     threshold = min_p * probs.amax(-1, keepdim=True)
     top = x == x.amax(-1, keepdim=True)  # always kept, ties included
-    ambiguous = ((probs - threshold).abs() <= 1e-6 * threshold) & torch.isfinite(x) & ~top
+    rel = 1e-5 if x.dtype in (torch.float32, torch.float64) else 4 * torch.finfo(x.dtype).eps  # the contract's
+    ambiguous = ((probs - threshold).abs() <= rel * threshold) & torch.isfinite(x) & ~top & ~exact
     absolute = _("you compared the probabilities with min_p itself; min-p scales the threshold by the top token's "
                  "probability: keep p_i >= min_p * max_j p_j.")
     _check_filter(out, x, expected, ambiguous, _("min-p filter (min_p = {min_p})", min_p=min_p), [
@@ -239,6 +277,9 @@ def _check_min_p(out, inputs):
          lambda: x.masked_fill(x < min_p * x.amax(-1, keepdim=True), NEG_INF)),
         (_("removed entries must be -inf, not 0: a logit of 0 still gets probability after softmax."),
          lambda: _removed_to_zero(x, expected)),
+        (_("a probability exactly equal to min_p * p_max was removed: transformers removes only probabilities "
+           "strictly below the threshold (probs < min_p * p_max), so one equal to it is kept. Compare with <, not "
+           "<=."), lambda: x.masked_fill((probs <= threshold) & ~top, NEG_INF)),
         (_("your probabilities overflowed: exp of a large logit without the max shift is inf, inf / inf is NaN, and "
            "NaN < threshold is False, so nothing was removed. Use the stable softmax (subtract the row max)."),
          lambda: x if not bool(torch.isfinite(x.exp().sum(-1)).all()) else None),

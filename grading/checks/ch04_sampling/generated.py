@@ -42,7 +42,8 @@ def softmax_examples() -> list[Example]:
     out += [(torch.tensor([7.0]), 0), (torch.tensor([[-2.0]], dtype=torch.bfloat16), -1),
             (torch.tensor([1000.0, 1000.0], dtype=torch.float16), -1),
             (torch.tensor([NEG_INF, 0.0]), 0),
-            (torch.tensor([[1000.0, 999.0], [0.0, -1.0]], dtype=torch.float64), -1)]
+            (torch.tensor([[1000.0, 999.0], [0.0, -1.0]], dtype=torch.float64), -1),
+            (torch.zeros(2, 0), -1)]  # empty: the result is still a new tensor, never the input itself
     return ordered(out)
 
 
@@ -89,7 +90,8 @@ def min_p_examples() -> list[Example]:
             out.append((x, float(probs[1] / probs[0])))
         else:
             out.append((x, MIN_P[r.seed % len(MIN_P)]))
-    out.append((torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64).log(), 0.5))
+    for dtype in (torch.float32, torch.float64):  # float32: 0.25 == 0.5 * 0.5 exactly, and a 0.25 token is kept
+        out.append((torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64).log().to(dtype), 0.5))
     return ordered(out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 
 from ...i18n import _
-from ..compare import expect_tensor
+from ..compare import CheckFailed, expect_tensor
 from ..fixtures import CAT_PROMPT, cached_tiny_model, course_ids, course_model, random_ids
 
 
@@ -78,7 +78,21 @@ def _greedy_up_to_ties(model, ids: torch.Tensor, out, n: int) -> bool:
     return bool((chosen >= logits.amax(-1) - NEAR_TIE).all())
 
 
-def _check_greedy(out, inputs):
+ALIAS = _("you returned `input_ids` itself (or a view of it): with max_new_tokens = 0 the loop never runs, and the "
+          "caller's prompt and your result become one tensor. Return a new tensor: start from input_ids.clone(), or "
+          "clone before returning.")
+
+
+def _check_greedy(result, inputs):
+    if not (isinstance(result, dict) and set(result) == {"ids", "alias"}):
+        raise CheckFailed(_("internal: unexpected result format"))
+    _check_ids(result["ids"], inputs)
+    if result["alias"]:
+        raise CheckFailed(_("Right tokens, but your result is the `input_ids` tensor you were given (it shares its "
+                            "memory)."), ALIAS)
+
+
+def _check_ids(out, inputs):
     model, ids, n = inputs
     expected = _reference_generate(model, ids, n)
     if not (isinstance(out, torch.Tensor) and torch.equal(out, expected)) and _greedy_up_to_ties(model, ids, out, n):

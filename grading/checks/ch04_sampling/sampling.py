@@ -5,7 +5,7 @@ import torch
 
 from ...worker.calls.ch04 import SAMPLE_SEEDS, STAT_DRAWS
 from ...i18n import _, verbatim
-from ..compare import CheckFailed, expect_equal, named_mistake
+from ..compare import CheckFailed, Diagnosis, expect_equal, named_mistake
 from ..fixtures import random_tensor
 from .common import FIVE, _real
 from .filters import _top_p_dropping_crossing
@@ -58,16 +58,9 @@ def _alternatives(logits, t, k, p):
         alts.append((_("filters before temperature: transformers divides by the temperature first, then filters."),
                      _pipeline(logits, t, k, p, order=("k", "p", "t"))))
     right = _pipeline(logits, t, k, p)
-    merged: list[tuple[str, torch.Tensor]] = []  # mistakes that give the same probabilities here are named together
-    for e, q in alts:
-        if torch.allclose(q, right, atol=1e-4):
-            continue
-        same = next((i for i, (_first, q2) in enumerate(merged) if torch.allclose(q, q2, atol=1e-6)), None)
-        if same is None:
-            merged.append((e, q))
-        else:
-            merged[same] = (_("{first} Or: {other}", first=merged[same][0], other=e), merged[same][1])
-    return merged
+    # each mistake stays one candidate: two that give the same probabilities here are both possible causes, and
+    # neither is named (named_mistake), rather than one message naming two mistakes
+    return [(e, q) for e, q in alts if not torch.allclose(q, right, atol=1e-4)]
 
 
 def _int_list(out, what: str) -> list[int]:
@@ -222,5 +215,6 @@ def _check_frequencies(out, inputs):
         head = _("the frequencies do not follow the probabilities: chi-square {stat:.1f} with {dof} dof "
                  "(p = {pvalue:.2g}).", stat=stat, dof=dof, pvalue=pvalue)
     msg = head + "\n  " + _("expected probabilities [{want}]\n  your frequencies      [{freq}]", want=want, freq=freq)
-    explained = next((e for e, q in _alternatives(logits, t, k, p) if _chi_square(counts, q)[2] >= 1e-3), "")
-    raise CheckFailed(msg, mistake=explained)
+    fitting = list(dict.fromkeys(e for e, q in _alternatives(logits, t, k, p) if _chi_square(counts, q)[2] >= 1e-3))
+    # named only when one known mistake alone fits the frequencies; several that fit are listed as possible causes
+    raise (Diagnosis(mistake=fitting[0]) if len(fitting) == 1 else Diagnosis(causes=tuple(fitting))).fail(msg)

@@ -13,9 +13,10 @@ from .neighbors import NEIGHBOR_INPUTS, _check_neighbors
 from .pca import PCA_INPUTS, RATIO_INPUTS, _check_full_ratio, _check_pca, _naming_cancellation
 from .directions import REMOVE_INPUTS, _check_remove_top
 from ..unchanged import leave_inputs_unchanged
+from .generated import with_generated
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="05",
     module="ch05_embedding_geometry",
     title=_("Embedding geometry and PCA"),
@@ -99,4 +100,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  "8f907e143f1644512164",
                  _("Reread section 7, 'PCA' (the explained-variance ratio), in notebook 05b: it uses the squared singular values.")),
     ],
-))
+)))

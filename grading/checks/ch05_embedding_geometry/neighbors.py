@@ -51,6 +51,16 @@ def _opposite_row():
     return E
 
 
+def _tiny_rows():
+    """float32 rows of lengths 0.05 to 40 and four of 2e-11 to 1e-9 (cosines 0.99, 0.95, 0.8, -0.9 with row 0):
+    an epsilon added to (or a floor on) the lengths shrinks those four cosines towards 0."""
+    E = torch.zeros(10, 2, dtype=torch.float64)
+    for row, (c, length) in enumerate(((1.0, 1.0), (0.3, 40.0), (0.95, 1e-9), (0.6, 1.0), (0.8, 3e-10), (-0.5, 2.0),
+                                       (0.4, 0.05), (0.99, 2e-11), (0.1, 5.0), (-0.9, 1e-10))):
+        E[row] = torch.tensor([c, (1 - c * c) ** 0.5], dtype=torch.float64) * length
+    return E.float()
+
+
 NEIGHBOR_INPUTS = {
     _("the docstring example: [[1, 0], [10, 1], [0, 1], [2, 0]], row 0, k = 2"):
         lambda: (torch.tensor([[1., 0.], [10., 1.], [0., 1.], [2., 0.]]), 0, 2),
@@ -64,6 +74,8 @@ NEIGHBOR_INPUTS = {
     _("cosines 0.9 and 0.90003 (rows 3 and 8): the larger first, however close"): lambda: (_close_cosines(), 0, 3),
     _("k = n - 1 and a row exactly opposite the query (cosine -1): every other row, the query never"):
         lambda: (_opposite_row(), 0, 7),
+    _("float32 rows as short as 2e-11 (no row is all zeros): their cosines count as they are"):
+        lambda: (_tiny_rows(), 0, 6),
     _("the course model's E [49152, 576]: ' three', k = 5"): _real(" three", 5),
     _("the course model's E: ' Paris', k = 6"): _real(" Paris", 6),
     _("the course model's E: '<issue_start>' (id 8), an unused token with duplicate rows, k = 8"):
@@ -93,6 +105,11 @@ def _ranked(scores: torch.Tensor, exclude: int | None, descending: bool = True) 
     return order[order != exclude] if exclude is not None else order
 
 
+NORM_EPSILON = _("an epsilon added to the norms (E.norm(...) + 1e-8, or a floor such as clamp(min=eps) or "
+                 "F.cosine_similarity's eps): a row a few 1e-9 long gets its cosine shrunk towards 0 and falls in "
+                 "the ranking. No row is all zeros: divide by the lengths as they are.")
+
+
 def _neighbor_mistakes(E: torch.Tensor, index: int, k: int, sims: torch.Tensor):
     E64 = E.double()
     yield (_("dot product instead of cosine: E @ E[index] rewards long rows whatever their direction. Divide by "
@@ -104,6 +121,11 @@ def _neighbor_mistakes(E: torch.Tensor, index: int, k: int, sims: torch.Tensor):
         yield (_("you rounded the cosines (to a few decimals, or to a lower precision) before sorting: close "
                  "neighbours became ties and the lower index won. Sort the cosines as they are."),
                lambda d=d: _ranked(torch.round(sims, decimals=d), index)[:k])
+    lengths = E64.norm(dim=1)
+    for eps in (1e-12, 1e-10, 1e-8, 1e-6):
+        for floored in (lengths + eps, lengths.clamp(min=eps)):
+            yield (NORM_EPSILON,
+                   lambda floored=floored: _ranked((E64 @ E64[index]) / floored / floored[index], index)[:k])
     yield (_("you ranked by Euclidean distance: that mixes length into the ranking; cosine compares directions only."),
            lambda: _ranked(-(E64 - E64[index]).norm(dim=1), index)[:k])
 

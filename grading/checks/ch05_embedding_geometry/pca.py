@@ -56,7 +56,9 @@ RATIO_INPUTS = {
 
 
 _REFERENCE_CACHE: dict[bytes, tuple] = {}
-REFERENCE_CACHE_SIZE = 24  # more than the PCA inputs of all of this chapter's cases (at most ~25 MB each)
+REFERENCE_CACHE_SIZE = 24  # more than the large PCA inputs of all of this chapter's named cases (at most ~25 MB each)
+_SMALL_CACHE: dict[bytes, tuple] = {}  # the generated inputs' (a few hundred bytes each): never evict a large one
+SMALL = 10_000  # elements
 
 
 def _sklearn(X: torch.Tensor):
@@ -67,17 +69,18 @@ def _sklearn(X: torch.Tensor):
     from threadpoolctl import threadpool_limits
 
     key = hashlib.sha256(X.contiguous().numpy().tobytes()).digest() + str((X.dtype, tuple(X.shape))).encode()
-    if key not in _REFERENCE_CACHE:
+    cache = _SMALL_CACHE if X.numel() <= SMALL else _REFERENCE_CACHE
+    if key not in cache:
         X64 = X.double().numpy()
         # The judge limits torch to one thread, not numpy's BLAS: without this, LAPACK threads fight on a busy machine
         with threadpool_limits(1):
             p = PCA(svd_solver="full").fit(X64)
         as_t = torch.from_numpy
-        if len(_REFERENCE_CACHE) >= REFERENCE_CACHE_SIZE:  # the oldest goes; a class cycles through every case
-            del _REFERENCE_CACHE[next(iter(_REFERENCE_CACHE))]
-        _REFERENCE_CACHE[key] = (as_t(p.transform(X64)), as_t(p.components_), as_t(p.explained_variance_ratio_),
-                                 as_t(p.singular_values_))
-    return _REFERENCE_CACHE[key]
+        if len(cache) >= (REFERENCE_CACHE_SIZE if cache is _REFERENCE_CACHE else 100 * REFERENCE_CACHE_SIZE):
+            del cache[next(iter(cache))]  # the oldest goes; a class cycles through every case
+        cache[key] = (as_t(p.transform(X64)), as_t(p.components_), as_t(p.explained_variance_ratio_),
+                      as_t(p.singular_values_))
+    return cache[key]
 
 
 def _tolerances(X: torch.Tensor) -> tuple[float, float]:
@@ -159,7 +162,9 @@ def _check_pca(out, inputs):
 
     _check_ratio_values(ratio, X, k, _("explained-variance ratio [k]"))
 
-    if comps.shape == (d, k) and (k != d or torch.allclose(_align(comps.T, ref_comps), ref_comps, atol=atol)):
+    rows_right = comps.shape == (k, d) and torch.allclose(_align(comps, ref_comps), ref_comps, atol=atol)
+    if comps.shape == (d, k) and not rows_right and (
+            k != d or torch.allclose(_align(comps.T, ref_comps), ref_comps, atol=atol)):
         raise CheckFailed(_("components: expected shape [{k}, {d}] with one component per ROW; yours are the columns "
                             "of a [d, k] matrix (Vh[:k] is right; V[:, :k] or eigenvectors need a .T).", k=k, d=d))
     if comps.shape != (k, d) or comps.dtype != X.dtype:

@@ -13,9 +13,10 @@ from ..build import cases
 from .lens import KL_INPUTS, LENS_INPUTS, RANK_INPUTS, _check_kl, _check_lens, _check_rank
 from .tuned_lens import TUNED_INPUTS, _check_tuned_lens
 from ..unchanged import leave_inputs_unchanged
+from .generated import with_generated
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="06",
     module="ch06_logit_lens",
     title=_("The logit lens"),
@@ -97,4 +98,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  _("Reread 'The lens on the real model' (the KL part) in notebook 06a: KL(P || Q) = sum P (log P - "
                    "log Q), with P the final distribution.")),
     ],
-))
+)))

@@ -1,10 +1,12 @@
 """Chapter 06: logit_lens, target_rank_by_layer and kl_to_final against the judge's own lens."""
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch.distributions import Categorical, kl_divergence
 
-from ...i18n import _, verbatim
+from ...i18n import N_, _, verbatim
 from ..compare import CheckFailed, expect_tensor, expect_that
 from ..fixtures import course_model, random_ids, random_tensor
 from .common import FRANCE, course_lens_france, judge_lens, reference_lens, tiny_lens_model
@@ -34,6 +36,12 @@ def _small_eps_case():
     return model, random_ids(model.config.vocab_size, (1, 6), 7)
 
 
+def _bfloat16_case():
+    """A tiny llama converted to bfloat16: the lens is still float32 (the docstring's dtype)."""
+    model = tiny_lens_model("llama", 8).to(torch.bfloat16)
+    return model, random_ids(model.config.vocab_size, (1, 6), 8)
+
+
 def _course_case():
     model, tok = course_model()
     return model, tok(FRANCE, return_tensors="pt").input_ids
@@ -48,6 +56,7 @@ LENS_INPUTS = {
     _("tiny qwen3 with a single block (2 rows)"): _tiny_case("qwen3", 6, layers=1, tokens=4),
     _("the course model, {prompt}", prompt=verbatim(repr(FRANCE))): _course_case,
     _("tiny llama whose norms have eps = 0.01, with small states (read the final norm's own epsilon)"): _small_eps_case,
+    _("tiny llama in bfloat16: the lens is float32 all the same"): _bfloat16_case,
 }
 
 
@@ -103,19 +112,29 @@ def _lens_mistakes(model, ids, expected, j):
         yield _("you took the first position; the lens reads the LAST position ([:, -1])."), first_position
 
 
+MODEL_DTYPE = N_("returned the model's dtype, not float32: the docstring asks for float32 log-probabilities "
+                 "whatever the model's dtype ({dtype} here). Cast the logits with .float() before log_softmax.")
+
+
 def _check_lens(out, inputs):
     model, ids = inputs
-    j = judge_lens(model, ids)
-    expected = reference_lens(model, ids, j)
-    mistakes = list(_lens_mistakes(model, ids, expected, j))
+    low = model.dtype != torch.float32  # the reference: the same weights in float32, to bfloat16's tolerance
+    ref = copy.deepcopy(model).float() if low else model
+    j = judge_lens(ref, ids)
+    expected = reference_lens(ref, ids, j)
+    mistakes = list(_lens_mistakes(ref, ids, expected, j))
     n = model.config.num_hidden_layers
+    atol, rtol = (0.1, 0.03) if low else (1e-4, 1e-4)  # bfloat16 keeps 8 bits: 4 of its epsilons, relative
     if isinstance(out, torch.Tensor) and out.shape == expected.shape:
         own = j["logits"].log_softmax(-1)  # the model's own final prediction
         expect_tensor(out[-1], own, _("last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
-                                      "the model's own prediction)"), atol=1e-4, rtol=1e-4, check_dtype=False,
+                                      "the model's own prediction)"), atol=atol, rtol=rtol, check_dtype=False,
                       mistakes=[(m, (lambda w=w: (w() if callable(w) else w)[-1])) for m, w in mistakes])
     expect_tensor(out, expected, _("lens [num_layers + 1 = {rows}, V = {vocab}]", rows=n + 1, vocab=expected.shape[1]),
-                  atol=1e-4, rtol=1e-4, mistakes=mistakes)
+                  atol=atol, rtol=rtol, check_dtype=not low, mistakes=mistakes)
+    if low and out.dtype == model.dtype:
+        raise CheckFailed(_(MODEL_DTYPE, dtype=verbatim(model.dtype)))
+    expect_that(out.dtype == torch.float32, _("expected dtype torch.float32, got {dtype}.", dtype=verbatim(out.dtype)))
 
 
 # ---------------------------------------------------------------- target_rank_by_layer
@@ -159,7 +178,8 @@ def _reference_ranks(lens: torch.Tensor, target: int) -> torch.Tensor:
     from scipy.stats import rankdata  # imported here: it takes a second, and only the judge needs it
 
     # scipy ranks -lens with ties sharing the smallest rank; 1-based, so subtract 1
-    return torch.tensor([int(rankdata(-row, method="min")[target]) - 1 for row in lens.double().numpy()])
+    ranks = [int(rankdata(-row, method="min")[target]) - 1 for row in lens.double().numpy()]
+    return torch.tensor(ranks, dtype=torch.long)
 
 
 def _check_rank(out, inputs):
@@ -210,12 +230,40 @@ KL_INPUTS = {
 }
 
 
+EPSILON = _("you added a small epsilon to the probabilities before the log (log(p + eps)): the reference adds none. "
+            "It changes every term where a probability is small, and turns the inf of a token a layer rules out "
+            "into a finite number. Work with the log-probabilities you are given: P * (log P - log Q).")
+
+
+def _last_zero(kl: torch.Tensor) -> torch.Tensor:
+    kl[-1] = 0.0
+    return kl
+
+
+def _kl_plus_eps(lens: torch.Tensor, eps: float) -> torch.Tensor:
+    P, Q = lens[-1].exp(), lens.exp()
+    return (P * (torch.log(P + eps) - torch.log(Q + eps))).sum(-1)
+
+
+def kl_reference(lens: torch.Tensor) -> torch.Tensor:
+    """KL(final || layer) per row in float64, cast to lens's dtype: torch.distributions' categorical KL, except
+    where a layer's probability underflows to 0 for a finite log-probability (there it says inf; the sum of
+    P (log P - log Q) does not), and a token the final distribution rules out (-inf) adds 0."""
+    lens64 = lens.double()
+    final = Categorical(logits=lens64[-1].expand_as(lens64))
+    expected = kl_divergence(final, Categorical(logits=lens64))
+    last = lens64[-1]
+    direct = torch.where(torch.isneginf(last), 0.0, last.exp() * (last - lens64)).sum(-1)
+    underflow = ((lens64.exp() == 0) & ~torch.isneginf(lens64) & ~torch.isneginf(last)).any(-1)
+    expected = torch.where(underflow, direct, expected).to(lens.dtype)
+    expected[-1] = 0  # exactly, not a rounding error
+    return expected
+
+
 def _check_kl(out, inputs):
     (lens,) = inputs
     L = lens.shape[0]
-    final = Categorical(logits=lens[-1].double().expand_as(lens))
-    expected = kl_divergence(final, Categorical(logits=lens.double())).to(lens.dtype)
-    expected[-1] = 0  # exactly, not a rounding error
+    expected = kl_reference(lens)
     p = lens[-1].exp()
     reverse = (lens.exp() * (lens - lens[-1])).sum(-1)
     expect_tensor(out, expected, _("KL(final || layer) per layer"), atol=1e-5, rtol=1e-4, mistakes=[
@@ -232,7 +280,12 @@ def _check_kl(out, inputs):
            "layer."), lambda: (p * (lens[-1] - lens)).sum()),
         (_("F.kl_div(input, target) reads target as PROBABILITIES unless log_target=True: you passed "
            "log-probabilities, so it took the log of negative numbers (NaN). Use F.kl_div(lens, final, "
-           "log_target=True, reduction='none').sum(-1), or write the sum yourself."),
+           "log_target=True, reduction='none'), its terms set to 0 where the final row is -inf, then .sum(-1); or "
+           "write the sum yourself."),
          lambda: torch.nn.functional.kl_div(lens, lens[-1].expand_as(lens), reduction="none").sum(-1)),
-    ])
+        (_("the final distribution rules a token out (log-probability -inf): there P * (log P - log Q) is "
+           "0 * (-inf) = NaN, yet the term is 0 (0 log 0 = 0). Drop those tokens from the sum (torch.where on "
+           "torch.isneginf of the final row)."), lambda: _last_zero((p * (lens[-1] - lens)).sum(-1))),
+    ] + ([(EPSILON, lambda eps=eps: _kl_plus_eps(lens, eps)) for eps in (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)]
+         if lens.dtype == torch.float64 or bool(torch.isneginf(lens[:-1]).any()) else []))
     expect_that(float(out[-1]) == 0.0, _("KL of the final layer with itself must be exactly 0."))

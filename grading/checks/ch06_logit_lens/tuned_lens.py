@@ -93,6 +93,8 @@ def _check_tuned_lens(out, inputs):
     tol_a = (1e-4 if low else 1e-8) * max(1.0, float(A_ref.abs().max()))
     tol_b = (1e-4 if low else 1e-8) * max(1.0, float(b_ref.abs().max()), float((X64.mean(0) @ A_ref).abs().max()))
 
+    zero_b = isinstance(b, torch.Tensor) and bool((b == 0).all())  # which of the two uncentred fits was made
+
     def A_of(**kw):
         return _ridge_reference(X, Y, **kw)
 
@@ -107,7 +109,10 @@ def _check_tuned_lens(out, inputs):
            "and h_final, solve for A, then b = mean(h_final) - mean(h_layer) @ A."),
          lambda: A_of(ridge=ridge, penalise_bias=True)[0].to(X.dtype)),
         (_("no bias term: you fitted h_layer @ A alone (no centring, b = 0); the lens is affine, with a bias."),
-         lambda: A_of(ridge=ridge, center=False)[0].to(X.dtype)),
+         lambda: A_of(ridge=ridge, center=False)[0].to(X.dtype) if zero_b else None),
+        (_("you solved for A on the raw states (no centring, no column of ones) and only then set b: A must be fitted "
+           "on centred h_layer and h_final (or with a column of ones), then b = mean(h_final) - mean(h_layer) @ A."),
+         lambda: A_of(ridge=ridge, center=False)[0].to(X.dtype) if not zero_b else None),
         (_("your A is transposed: the prediction is h_layer @ A + b, so A has shape [d_in, d_out] (the solution of "
            "(X^T X + ridge I) A = X^T Y), not its transpose."), lambda: A_ref.T.to(X.dtype)),
         (_("the ridge term is missing (or not added to the diagonal of X^T X)."),

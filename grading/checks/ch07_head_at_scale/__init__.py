@@ -17,9 +17,10 @@ from .sharding import SHARD_INPUTS, _check_shard, _lookup_cases
 from .merging import ARGMAX_INPUTS, LSE_INPUTS, TOPK_INPUTS, _check_argmax, _check_lse, _check_topk
 from .cross_entropy import CE_INPUTS, _check_ce, _chunk_cases
 from ..unchanged import leave_inputs_unchanged
+from .generated import with_generated
 
 
-CHAPTER = leave_inputs_unchanged(Chapter(
+CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
     number="07",
     module="ch07_head_at_scale",
     title=_("The embedding and the head at scale"),
@@ -132,4 +133,4 @@ CHAPTER = leave_inputs_unchanged(Chapter(
                  "48735bfabb87867748e8",
                  _("Reread 'The vocab-parallel head' in notebook 07: two float32 numbers per rank and position.")),
     ],
-))
+)))

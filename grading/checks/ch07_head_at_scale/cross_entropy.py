@@ -76,6 +76,32 @@ CE_INPUTS = {
 }
 
 
+def _unscaled(parts, t, x):
+    """The ranks' sums of exp added without rescaling each by exp(local max - global max)."""
+    m = torch.stack([p.amax(-1) for p in parts])
+    s = torch.stack([torch.exp(p - p.amax(-1, keepdim=True)).sum(-1) for p in parts])
+    s = torch.where(torch.isneginf(m), torch.zeros_like(s), s)
+    return m.amax(0) + torch.log(s.sum(0)) - x.gather(-1, t[:, None])[:, 0]
+
+
+def _batch_max(parts, t, x):
+    """One max over every position and rank as the shift."""
+    owners = [p for p in parts if p.shape[-1]]
+    big = torch.stack([p.amax() for p in owners]).amax()
+    big = torch.where(torch.isinf(big), torch.zeros_like(big), big)
+    return big + torch.log(sum(torch.exp(p - big).sum(-1) for p in owners)) - x.gather(-1, t[:, None])[:, 0]
+
+
+def _owner_one_past(parts, t, starts, lse):
+    """The owner test start_r <= t <= start_r + V_r: a target at a shard boundary is also taken from the rank before."""
+    total = torch.zeros_like(lse)
+    for p, s in zip(parts, starts):
+        mine = (t >= s) & (t <= s + p.shape[-1])
+        if p.shape[-1]:
+            total += torch.where(mine, p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0], 0)
+    return lse - total
+
+
 def _check_ce(result, inputs, x):
     parts, t, starts = inputs
     expect_that(isinstance(result, tuple) and len(result) == 2, _("internal: unexpected result format"))
@@ -107,12 +133,6 @@ def _check_ce(result, inputs, x):
         p = parts[0]
         return lse - p.gather(-1, t.clamp(max=p.shape[-1] - 1)[:, None])[:, 0]
 
-    def unscaled():
-        m = torch.stack([p.amax(-1) for p in parts])
-        s = torch.stack([torch.exp(p - p.amax(-1, keepdim=True)).sum(-1) for p in parts])
-        s = torch.where(torch.isneginf(m), torch.zeros_like(s), s)
-        return m.amax(0) + torch.log(s.sum(0)) - x.gather(-1, t[:, None])[:, 0]
-
     def local_shift():  # each rank shifts by its own max: a rank of -inf only gives exp(-inf - (-inf)) = NaN
         m = torch.stack([p.amax(-1) for p in parts if p.shape[-1]])
         s = torch.stack([torch.exp(p - p.amax(-1, keepdim=True)).sum(-1) for p in parts if p.shape[-1]])
@@ -135,6 +155,9 @@ def _check_ce(result, inputs, x):
         (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added "
            "them; only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."),
          target_from_every_rank),
+        (_("your owner test lets the target one past a rank's slice in (t <= start_r + V_r, or local <= V_r): a "
+           "target at a shard boundary is then also taken, clamped, from the rank before its owner. Use "
+           "start_r <= t < start_r + V_r."), lambda: _owner_one_past(parts, t, starts, lse)),
         (_("you summed exp(x) over the ranks without the max shift: exp overflows to inf for large logits. Take the "
            "global max M first and sum exp(x - M)."), no_shift),
         (_("you took the target logit from the wrong shard: the owner of id t is the rank with "
@@ -143,7 +166,11 @@ def _check_ce(result, inputs, x):
            "count it only on the rank that owns t."), global_index_everywhere),
         (_("you took the target logit from the first shard only; it lives on whichever rank owns the target id."),
          first_shard),
-        (_("you merged the ranks' sums of exp without rescaling each by exp(local_max - global_max)."), unscaled),
+        (_("you merged the ranks' sums of exp without rescaling each by exp(local_max - global_max)."),
+         lambda: _unscaled(parts, t, x)),
+        (_("you shifted by one max for the whole batch (x.amax() over every position): a position whose logits lie "
+           "far below the largest one underflows: every exp(x - max) there is 0, and log 0 = -inf. Take the max "
+           "per position, amax(dim=-1)."), lambda: _batch_max(parts, t, x)),
         (_("you returned the mean; return one loss per position, shape [N]."), lambda: expected.mean()),
         (_("the sign is flipped: the loss is logsumexp - target logit (>= 0)."), lambda: -expected),
     ]

@@ -77,6 +77,12 @@ def _check_lse(out, inputs, x):
     big = m.amax(0)
     clean = torch.where(torch.isneginf(m), torch.zeros_like(s), s)
     tol = dict(atol=1e-4, rtol=1e-5) if x.dtype != torch.float64 else dict(atol=1e-9, rtol=1e-9)
+
+    def zero_max():  # a -inf max read as 0: the shift is never below 0
+        m0 = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
+        shift = m0.amax(0)
+        return shift + torch.log((clean * torch.exp(m0 - shift)).sum(0))
+
     expect_tensor(out, expected, _("global log-sum-exp"), **tol, mistakes=[
         (_("you merged the sums of exp without rescaling them by the max: rank r's sum is relative to ITS max, "
            "so multiply it by exp(local_max[r] - global_max) before adding."), lambda: big + torch.log(clean.sum(0))),
@@ -91,6 +97,9 @@ def _check_lse(out, inputs, x):
          lambda: torch.log((clean * torch.exp(m)).sum(0))),
         (_("a rank (or a whole row) of -inf: exp(-inf - (-inf)) is NaN. Skip ranks whose max is -inf, and return "
            "-inf where every rank is -inf."), lambda: big + torch.log((s * torch.exp(m - big)).sum(0))),
+        (_("you replaced a -inf local max by 0 before taking the global max: where every finite rank lies far "
+           "below 0, the shift becomes 0 and their sums underflow to 0 (log 0 = -inf). Take the max over the ranks "
+           "as they are, and replace only a max that is still -inf."), lambda: zero_max()),
     ])
 
 
@@ -241,7 +250,7 @@ def _mostly_masked():
 def _example_topk():
     x = torch.full((200,), -10.0)
     x[[0, 5, 101, 102]] = torch.tensor([9.0, 4.0, 9.0, 7.0])
-    return (torch.tensor([[9.0, 4.0], [7.0, 9.0]]), torch.tensor([[0, 5], [2, 1]]), torch.tensor([0, 100]), 3), x
+    return (torch.tensor([[9.0, 4.0], [7.0, 9.0]]), torch.tensor([[0, 5], [2, 1]]), torch.tensor([0, 100]), 2), x
 
 
 TOPK_INPUTS = {

@@ -51,7 +51,8 @@ def each(fn: Callable, inputs: tuple) -> list[dict]:
             reports.append({"error": text, "changed": changed_inputs(before)})
             continue
         memory = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor) and a.numel()}
-        alias = isinstance(out, torch.Tensor) and out.numel() > 0 and out.untyped_storage().data_ptr() in memory
+        alias = isinstance(out, torch.Tensor) and (any(out is a for a in args)  # an empty input returned too
+                                                   or (out.numel() > 0 and out.untyped_storage().data_ptr() in memory))
         reports.append({"out": out, "changed": changed_inputs(before), "alias": alias})
     return reports
 

@@ -69,7 +69,8 @@ def _tensors(model) -> dict:
 
 
 def stretch_untie(fn: Callable, inputs: tuple) -> dict:
-    """fn(model); then save_pretrained into a folder in this process's scratch folder, from_pretrained, and one
+    """fn(model) (a 4th input "by storage" first gives the head a Parameter of its own on the embedding's storage:
+    tied by storage, not by identity); then save_pretrained into a folder in this process's scratch folder, from_pretrained, and one
     SGD step through the reloaded head only (sgd_step_through_head). Reports what it sees at each stage."""
     import os
     import tempfile
@@ -79,7 +80,10 @@ def stretch_untie(fn: Callable, inputs: tuple) -> dict:
 
     os.environ["HF_DEACTIVATE_ASYNC_LOAD"] = "1"  # load without a thread pool: the guard allows only a few threads
     logging.disable_progress_bar()  # and tqdm's monitor thread
-    model, x, targets = inputs
+    model, x, targets = inputs[:3]
+    if inputs[3:] == ("by storage",):  # re-tied here, in the learner's process: a pickle would split the storage
+        emb, head = model.get_input_embeddings(), model.get_output_embeddings()
+        head.weight = nn.Parameter(emb.weight.detach())  # another Parameter object on the same storage
     report = {"before": {"head_parameters": sorted(n for n, _ in model.get_output_embeddings().named_parameters())}}
     fn(model)
     report["after"] = _tensors(model)

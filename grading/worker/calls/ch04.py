@@ -56,14 +56,20 @@ def _refuse_generate(*_args, **_kwargs):
                        "model.generate is the reference it is compared with.")
 
 
-def greedy(fn: Callable, inputs: tuple) -> Any:
-    """fn(model, ids, n) with model.generate refused (an instance attribute shadows the method)."""
+def greedy(fn: Callable, inputs: tuple) -> dict:
+    """fn(model, ids, n) with model.generate refused (an instance attribute shadows the method): {"ids": what it
+    returned, "alias": whether that is the ids it was given, or shares their memory}."""
     model, ids, n = inputs
+    given = ids.clone()
     model.generate = _refuse_generate
     try:
-        return fn(model, ids.clone(), n)
+        out = fn(model, given, n)
     finally:
         del model.generate
+    alias = isinstance(out, torch.Tensor) and (out is given or (out.numel() > 0 and given.numel() > 0 and
+                                                                out.untyped_storage().data_ptr()
+                                                                == given.untyped_storage().data_ptr()))
+    return {"ids": out, "alias": alias}
 
 
 def t0_interleaved(fn: Callable, inputs: tuple) -> dict:
