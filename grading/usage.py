@@ -46,6 +46,7 @@ Exit code 0 only when everything graded passed.
     N_("format of --lms-csv (default canvas)"),
     N_("CSVs (gradebook, --lms-csv) start with a byte-order mark, so Excel shows accented and Chinese names right"),
     N_("with --class where no OS sandbox (bubblewrap) runs: grade anyway, for code you trust; every report records it"),
+    N_("with --class: grade each student in a container of their own (Podman or Docker; build the image with python tools/container.py build)"),
     N_("with --class: grade only this student (repeat for more) into the class's existing reports"),
     N_("with --class: merge this run (a chapter, or --student) into the reports of the earlier run at --gradebook instead of starting them afresh"),
     N_("memory limit for learner code (default 6144)"),

@@ -1,17 +1,106 @@
 """The judge's checks on what a worker sent back: case inputs built once, each case's check run on the learner's
 output (remembered per output digest), one status per exercise, and each result record completed once (complete:
-points, hint, summary, the learner's failing functions it calls) so that reports only format it."""
+points, hint, summary, the learner's failing functions it calls) so that reports only format it.
+
+What comes back from a learner's process is bounded before the judge works on it (`measure`): its size as the
+checks will see it (every distinct tensor view at full size, so a stride-0 view of 2**29 elements counts as
+what it expands to) and its number of values; and each exercise's checking stops after CHECK_TIMEOUT_S. Over a bound
+is that student's named non-pass, never a stalled class."""
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import threading
+from contextlib import contextmanager
 
 import torch
 
 from ..i18n import _, verbatim
 from ..model import (ERROR, NOT_ATTEMPTED, PASSED, WRONG, CaseResult, Chapter, CheckFailed, Exercise, ExerciseResult,
                      score)
+from ..worker.limits import RESULT_LIMIT
 from ..worker.transport import pickle_inputs
+
+CHECK_BYTES = RESULT_LIMIT  # one exercise's result as the checks see it: distinct tensor views at full size
+CHECK_ITEMS = 1_000_000  # values (tensors, numbers, strings, containers) in one exercise's result
+CHECK_DEPTH = 100  # nesting of lists, tuples and dicts
+CHECK_TIMEOUT_S = 60.0  # checking one exercise's result (the checks take milliseconds to a few seconds)
+
+
+class CheckTimeout(BaseException):
+    """Raised in the checking thread when one result's checking runs past CHECK_TIMEOUT_S (a BaseException, so
+    no check's `except Exception` takes it for a verdict)."""
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise CheckTimeout in this thread once `seconds` have passed inside the block. Python code is stopped at
+    its next bytecode; one torch operation runs to its end, which CHECK_BYTES keeps short."""
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"armed": True, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if state["armed"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(CheckTimeout))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["armed"] = False
+            if state["fired"]:  # fired but perhaps not yet delivered: it must not land in the caller's code
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+        timer.cancel()
+
+
+def measure(value: object) -> tuple[int, int]:
+    """(bytes, values) of a result as the checks see it: each distinct tensor view at its full size (numel x
+    element size, whatever its strides), counted once however often it is referenced. Raises ValueError past
+    CHECK_DEPTH or CHECK_ITEMS, and stops counting bytes past CHECK_BYTES."""
+    seen_views: set[tuple] = set()
+    seen_objects: set[int] = set()
+    nbytes = items = 0
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        items += 1
+        if items > CHECK_ITEMS or depth > CHECK_DEPTH:
+            raise ValueError("too many values" if items > CHECK_ITEMS else "nested too deeply")
+        if isinstance(v, torch.Tensor):
+            view = (v.untyped_storage().data_ptr() if not v.is_meta else id(v), str(v.dtype), tuple(v.shape),
+                    v.stride(), v.storage_offset())
+            if view not in seen_views:
+                seen_views.add(view)
+                nbytes += v.numel() * v.element_size()
+                if nbytes > CHECK_BYTES:
+                    return nbytes, items
+        elif isinstance(v, (list, tuple, dict)):
+            if id(v) in seen_objects:  # one container referenced many times is walked once
+                continue
+            seen_objects.add(id(v))
+            children = [x for kv in v.items() for x in kv] if isinstance(v, dict) else list(v)
+            if len(children) > CHECK_ITEMS:
+                raise ValueError("too many values")
+            stack.extend((x, depth + 1) for x in children)
+    return nbytes, items
+
+
+def over_bounds(raw: object) -> str:
+    """Why `raw` (one exercise's results) is more than the judge will check, in the learner's words; '' if it is not."""
+    try:
+        nbytes, _items = measure(raw)
+    except ValueError:
+        return _("Your result holds more than {n} values (or is nested more than {depth} deep); the judge does not "
+                 "check it. Return the documented type and shape.", n=CHECK_ITEMS, depth=CHECK_DEPTH)
+    if nbytes > CHECK_BYTES:
+        return _("Your result is larger than the judge checks: more than {mb} MB once every tensor is counted at "
+                 "its full size (an .expand()ed or stride-0 tensor counts as what it expands to). Return the "
+                 "documented type and shape.", mb=CHECK_BYTES >> 20)
+    return ""
 
 
 class Checker:
@@ -51,8 +140,18 @@ class Checker:
         return key, self._blobs[key]
 
     def grade(self, chapter: Chapter, ex: Exercise, raw: object) -> ExerciseResult:
-        with self._lock, torch.random.fork_rng():
-            return self._grade(chapter, ex, raw)
+        """The judge's verdict on one exercise's results from the learner's process: bounded in size first, then
+        checked within CHECK_TIMEOUT_S."""
+        too_big = over_bounds(raw)
+        if too_big:
+            return whole_exercise(chapter, ex, ERROR, too_big)
+        try:
+            with self._lock, torch.random.fork_rng(), time_limit(CHECK_TIMEOUT_S):
+                return self._grade(chapter, ex, raw)
+        except CheckTimeout:
+            return whole_exercise(chapter, ex, ERROR, _(
+                "The judge stopped checking your result after {seconds:.0f} s (far longer than checking a correct "
+                "answer takes). Return the documented type and shape.", seconds=CHECK_TIMEOUT_S))
 
     def _verdict(self, chapter: Chapter, ex: Exercise, i: int, output: object) -> tuple[str, str, str]:
         """(kind, message, named mistake) of case i's check on `output`; remembered per output digest, so a class
@@ -128,21 +227,22 @@ class Checker:
 
 def output_digest(value: object) -> str:
     """A digest of a learner output that two outputs share only if every check must treat them alike:
-    types, dtypes, shapes, strides, values, and which tensors share a storage (tied weights)."""
+    types, dtypes, shapes, strides, values, and which tensors share a storage (tied weights). Each storage's bytes
+    are hashed once, however many tensors view it (a view's values follow from its storage and its layout)."""
     h = hashlib.sha256()
     storages: dict[int, int] = {}
 
     def walk(v: object) -> None:
         h.update(type(v).__qualname__.encode() + b"\0")
         if isinstance(v, torch.Tensor):
-            ptr = v.untyped_storage().data_ptr()
+            storage = v.untyped_storage()
+            ptr = storage.data_ptr()
+            new = ptr not in storages
             sid = storages.setdefault(ptr, len(storages))
             h.update(repr((str(v.dtype), tuple(v.shape), v.stride(), v.storage_offset(), sid, v.requires_grad,
-                           v.untyped_storage().nbytes())).encode())
-            if v.numel() and not v.is_meta:
-                flat = torch.empty(v.numel(), dtype=v.dtype)  # stride 1, so it can be viewed as bytes
-                flat.copy_(v.detach().reshape(-1))
-                h.update(flat.view(torch.uint8).numpy().tobytes())
+                           v.is_conj(), v.is_neg(), v.is_meta, storage.nbytes())).encode())
+            if new and storage.nbytes() and not v.is_meta:
+                h.update(torch.empty(0, dtype=torch.uint8).set_(storage).numpy())
         elif isinstance(v, (list, tuple)):
             h.update(str(len(v)).encode())
             for x in v:

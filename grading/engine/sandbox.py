@@ -93,7 +93,25 @@ def visible_paths(extra: list[Path] | None = None, python: bool = True) -> list[
     helpers = list(COURSE_CODE)
     if not python:
         return system + list(extra or [])
-    return system + sorted(prefixes) + helpers + list(extra or [])
+    return system + sorted(prefixes) + site_folders(prefixes) + helpers + list(extra or [])
+
+
+def site_folders(prefixes: set[Path]) -> list[Path]:
+    """Folders of installed packages on sys.path outside `prefixes` (a user site, a folder a .pth names), and where
+    their linked packages really are: without them the worker would not find torch. Never the course's own folder
+    (its solutions) nor anything in it outside the prefixes."""
+    found: list[Path] = []
+    for entry in sys.path:
+        p = Path(entry)
+        if not entry or not p.is_absolute() or not p.is_dir() or any(p.is_relative_to(x) for x in prefixes):
+            continue
+        if p.resolve().is_relative_to(REPO) or not any(c.suffix in (".dist-info", ".egg-info") for c in p.iterdir()):
+            continue
+        found.append(p)
+        links = [c for c in p.iterdir() if c.is_symlink()]
+        found += sorted({(c.parent / os.readlink(c)).parent for c in links} | {c.resolve().parent for c in links}
+                        - {p})
+    return [p for p in found if not p.resolve().is_relative_to(REPO) or any(p.is_relative_to(x) for x in prefixes)]
 
 
 def bwrap_command(argv: list[str], extra_ro: list[Path] | None = None, env: dict[str, str] | None = None,

@@ -95,6 +95,21 @@ def write_class_outputs(rows: dict[str, list[ExerciseResult]], titles: dict[str,
               + " (" + _("and as a page with plots: {path}", path=str(page_path(gradebook))) + ")")
 
 
+def write_progress(rows: dict[str, list[ExerciseResult]], gradebook: Path, remarks: dict[str, str],
+                   excel: bool = False, lang: str | None = None) -> None:
+    """The gradebook as the class run stands: every student has a row; `remarks` (marked text) says why a row has
+    no points yet (not graded yet, interrupted). Written after each student, so a run that is stopped or killed
+    still leaves every student's row."""
+    from . import console
+
+    lang = i18n.language(lang)
+    gradebook.parent.mkdir(parents=True, exist_ok=True)
+    partial = gradebook.with_name(gradebook.name + ".partial")
+    console.write_gradebook(rows, partial)
+    _finish_csv(partial, {n: i18n.render(r, lang) for n, r in remarks.items()}, excel)
+    partial.replace(gradebook)  # a reader never sees half a gradebook
+
+
 def _finish_csv(path: Path, remarks: dict[str, str], bom: bool) -> None:
     """Add the gradebook's note column (why a student was not graded, or a remark) and, for Excel, a byte-order
     mark."""

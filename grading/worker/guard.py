@@ -1,16 +1,19 @@
 """Audit-hook guards installed in the learner's process just before its code is imported.
 
 Inside bubblewrap and without it alike: no new processes (subprocess, os.system, exec*, fork, posix_spawn),
-at most MAX_THREADS Python threads, no signals to other processes, no changing resource limits,
+at most disarm.MAX_THREADS Python threads, no signals to other processes, no changing resource limits,
 no loading native code or symbols through ctypes, no compiled modules but the installed ones, no walking
 the interpreter's objects with gc (get_objects, get_referrers, get_referents) to reach the grading code,
 no swapping a function's code, no writing, deleting, renaming or linking any file outside the scratch folder,
-no more than MAX_CREATED files, folders or links created in it, no sockets, no reading anything under the
-blocked folders. The "open" event does not say which folder a `dir_fd=` argument names, so they also refuse
-opening a folder outside the scratch folder (the only way to get such a descriptor), relative paths that climb
-with `..`, and listing a descriptor they cannot trace to a path. Inside bubblewrap most of these cannot do harm
-anyway; the hooks refuse them there too, so a gap in one layer is not a gap in both. Files that native code opens
-itself (torch.save or safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
+no more than MAX_CREATED files, folders or links created in it, no sockets or name look-ups, no reading the
+blocked folders or another process's /proc/<pid>/, no prlimit on another process, no path they cannot resolve.
+What raises no audit event (pidfds, os.sched_set*, torch.distributed's C++ stores, threads) is taken away or
+counted by grading/worker/disarm.py. The "open" event does not say which folder a `dir_fd=` argument names, so
+they also refuse opening a folder outside the scratch folder (the only way to get such a descriptor), paths
+that climb with `..` (relative, or from inside the scratch folder: a link swapped there mid-check), and listing
+a descriptor they cannot trace to a path. Inside bubblewrap most of these cannot do harm anyway; the hooks refuse
+them there too, so a gap in one layer is not a gap in both. Files that native code opens itself (torch.save,
+torch.from_file or safetensors given a path name) are not seen by any hook: only bubblewrap confines those.
 Audit hooks cannot be removed once added; they do not contain native code, which is why the OS
 sandbox is used wherever it runs.
 
@@ -29,10 +32,13 @@ native code, contained only by the OS sandbox.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
 import sys
+
+from .disarm import Refused, disarm
 
 SPAWN = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
          "pty.spawn", "os.startfile")
@@ -43,19 +49,18 @@ NATIVE_MODULES = ("_posixsubprocess", "_ctypes", "ctypes", "_cffi_backend", "cff
 SIGNALS = ("os.kill", "os.killpg", "signal.pthread_kill")
 FILE_CHANGES = ("os.remove", "os.rename", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.chown",
                 "os.link", "os.symlink", "os.mkdir", "os.utime", "shutil.move", "shutil.copyfile")
-SOCKETS = ("socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto")
+SOCKETS = ("socket.",)  # every socket event: new, connect, bind, sendto, and every look-up (getaddrinfo,
+# gethostbyname, gethostbyaddr, getnameinfo, getservbyname, ...): a DNS query carries data out too
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-MAX_THREADS = 8  # Python threads learner code may start (the kernel's RLIMIT_NPROC does not bind root)
 MAX_CREATED = 64  # without bubblewrap: files, folders and links one child may create; with RLIMIT_FSIZE (16 MB)
 # this bounds its disk use to about 1 GB
 CREATING = ("os.mkdir", "os.symlink", "os.link", "os.rename", "shutil.move", "shutil.copyfile")
 FILE_WRITING_MODULES = ("_gdbm", "_dbm", "dbm")  # open their files in C, unseen by the "open" event
 THREAD_MODULES = ("_thread",)  # a fresh copy (deleted from sys.modules, imported again) would not be limited
-GUARD_ATTRIBUTES = ("__code__", "__defaults__", "__kwdefaults__")  # what the hook refuses to change on its functions
-
-
-class Refused(PermissionError):
-    """An action the grading sandbox does not allow."""
+GUARD_ATTRIBUTES = ("__code__", "__defaults__", "__kwdefaults__")  # refused to change (or read) on the hook's
+# functions and disarm.py's wrappers
+PASSABLE = (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP)  # a path part the kernel cannot pass
+# either; any other error (ENAMETOOLONG past PATH_MAX, EIO) means the hook cannot tell where it leads: refused
 
 
 # Every function below that the hook calls takes what it uses as default arguments, bound here at import (before
@@ -90,8 +95,9 @@ def _text(arg, _type=type, _str=str, _bytes=bytes, _sub=issubclass, _as_str=str.
 
 
 def _realpath_posix(path: str, _cwd=os.getcwd, _lstat=os.lstat, _readlink=os.readlink, _kind=_KIND, _link=_LINK,
-                    _failures=_ERRORS) -> str:
-    """posixpath.realpath(path) from the os module's C functions: symbolic links resolved part by part, then '..'."""
+                    _failures=_ERRORS, _oserror=OSError, _passable=PASSABLE, _Refused=Refused) -> str:
+    """posixpath.realpath(path) from the os module's C functions: symbolic links resolved part by part, then '..'.
+    A part it cannot look at for any reason but its absence (a path past PATH_MAX, say) raises Refused."""
     if not path.startswith("/"):
         path = _cwd() + "/" + path
     todo = path.split("/")
@@ -107,6 +113,11 @@ def _realpath_posix(path: str, _cwd=os.getcwd, _lstat=os.lstat, _readlink=os.rea
         step = done + "/" + name
         try:
             target = _readlink(step) if _lstat(step).st_mode & _kind == _link else None
+        except _oserror as e:
+            if e.errno not in _passable:
+                raise _Refused(f"A path the grading guard cannot follow to its end ({e.strerror}) is not allowed "
+                               "while grading: use a short path inside the scratch folder.") from None
+            target = None
         except _failures:
             target = None
         links += target is not None
@@ -173,13 +184,20 @@ def _inside_any(path: str, roots: tuple, _inside=_inside) -> bool:
     return False
 
 
-def _climbs(text: str | None, _nt=_NT) -> bool:
-    """A relative path with a '..' part: with dir_fd= it may leave the folder the hook resolves it against."""
-    if text is None:
+def _climbs(text: str | None, scratch: str, _nt=_NT, _realpath=_realpath, _inside=_inside, _range=range,
+            _len=len) -> bool:
+    """A path with a '..' part that is relative (with dir_fd= it may leave the folder the hook resolves it against)
+    or comes after a part inside the scratch folder: the hook resolves links and then '..', and a thread that swaps
+    a link of the scratch folder between that and the open makes the OS climb elsewhere."""
+    parts = (text.replace("\\", "/") if _nt else text).split("/") if text is not None else ()
+    if ".." not in parts:
         return False
-    text = text.replace("\\", "/") if _nt else text
-    absolute = text.startswith("/") or (_nt and text[1:3] == ":/")
-    return not absolute and ".." in text.split("/")
+    if not (text.startswith("/") or (_nt and text[1:3] in (":/", ":\\"))):
+        return True
+    for i in _range(_len(parts) if not _nt else 0):
+        if parts[i] == ".." and _inside(_realpath("/".join(parts[:i]) or "/"), scratch):
+            return True
+    return False
 
 
 def _fd_path(fd: int, _readlink=os.readlink, _digits=int.__repr__, _fcntl=_fcntl, _realpath=_realpath,
@@ -247,6 +265,15 @@ def _installed_roots() -> list[str]:
     return sorted({_realpath(r) for r in roots if r})
 
 
+def _other_process(path: str, me: int, _digits=int.__repr__) -> bool:
+    """Whether a resolved path is under /proc/<pid>/ of a process other than this one (its environment, its
+    descriptors, its memory)."""
+    if not path.startswith("/proc/"):
+        return False
+    first = path[6:].partition("/")[0]
+    return first.isdigit() and first != _digits(me)
+
+
 def _create(created, what: str, _next=next, _Refused=Refused, _max_created=MAX_CREATED) -> None:
     """Count one more file, folder or link made in the scratch folder; refuse it past MAX_CREATED."""
     if _next(created) > _max_created:
@@ -256,9 +283,10 @@ def _create(created, what: str, _next=next, _Refused=Refused, _max_created=MAX_C
 def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _realpath=_realpath, _abspath=_abspath,
           _inside=_inside, _inside_any=_inside_any, _climbs=_climbs, _fd_path=_fd_path, _native_name=_native_name,
           _native_file=_native_file, _base_name=_base_name, _opens_for_writing=_opens_for_writing, _exists=_exists,
-          _is_folder=_is_folder, _len=len, _type=type, _str=str, _int=int, _sub=issubclass, _id=id, _Refused=Refused,
+          _is_folder=_is_folder, _other_process=_other_process, _len=len, _type=type, _str=str, _int=int,
+          _sub=issubclass, _id=id, _Refused=Refused,
           _spawn=SPAWN, _native=frozenset(NATIVE), _introspect=frozenset(INTROSPECT), _signals=frozenset(SIGNALS),
-          _file_changes=frozenset(FILE_CHANGES), _creating=frozenset(CREATING), _sockets=frozenset(SOCKETS),
+          _file_changes=frozenset(FILE_CHANGES), _creating=frozenset(CREATING), _sockets=SOCKETS,
           _file_writing=frozenset(FILE_WRITING_MODULES), _thread_modules=frozenset(THREAD_MODULES),
           _guarded=frozenset(GUARD_ATTRIBUTES), _reading=frozenset(("open", "os.listdir", "os.scandir"))) -> None:
     """The audit hook (see the module docstring); `rules` = (scratch, blocked roots, installed roots, this
@@ -284,6 +312,9 @@ def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _
         raise _Refused("Sending signals to other processes is not allowed while grading.")
     if event == "resource.setrlimit":
         raise _Refused("Changing resource limits is not allowed while grading.")
+    if event == "resource.prlimit" and args and (args[0] != 0 and args[0] != me or _len(args) > 2
+                                                 and args[2] is not None):
+        raise _Refused("Changing resource limits, or reading another process's, is not allowed while grading.")
     if event.startswith(_spawn):
         raise _Refused("Starting other programs is not allowed while grading.")
     if event in _native:
@@ -297,11 +328,13 @@ def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _
             raise _Refused("Replacing a function's __code__ is not allowed while grading.")
         if attribute in _guarded and _id(args[0]) in ours:
             raise _Refused("Changing the grading guard is not allowed while grading.")
+    if event == "object.__getattr__" and _len(args) >= 2 and _id(args[0]) in ours and _text(args[1]) in _guarded:
+        raise _Refused("Reading the grading guard's own values is not allowed while grading.")
     if event in _reading or event in _file_changes:
         texts = (_text(args[0]) if args else None, _text(args[1]) if _len(args) > 1 else None)
-        if _climbs(texts[0]) or _climbs(texts[1]):
-            raise _Refused("A relative path with '..' is not allowed while grading: name the file inside the "
-                           "scratch folder, or give its full path.")
+        if _climbs(texts[0], scratch) or _climbs(texts[1], scratch):
+            raise _Refused("A path with '..' (relative, or climbing from inside the scratch folder) is not allowed "
+                           "while grading: name the file inside the scratch folder, or give its full path.")
     if event in _reading and args:
         p = texts[0]
         if p is None and event != "open" and (args[0] is None or _sub(_type(args[0]), _int)):
@@ -319,6 +352,8 @@ def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _
         if _inside_any(p, roots):
             raise _Refused(f"Reading {p} is not allowed while grading: it belongs to the judge or to "
                            "another student.")
+        if _other_process(p, me):
+            raise _Refused(f"Reading {p} is not allowed while grading: it belongs to another process.")
         if event == "open" and not _inside(p, scratch):
             if _opens_for_writing(args) and not p.startswith("/dev/null"):
                 raise _Refused(f"Writing {p} is not allowed while grading: only the scratch folder "
@@ -341,56 +376,23 @@ def _hook(rules: tuple, event: str, args: tuple, _text=_text, _create=_create, _
             if not _inside(db, scratch):
                 raise _Refused(f"Writing {db} is not allowed while grading: only the scratch folder is writable.")
             _create(created, "sqlite3.connect")
-    if event in _sockets:
-        raise _Refused("Network access is not allowed while grading.")
+    if event.startswith(_sockets):
+        raise _Refused("Network access (sockets and name look-ups) is not allowed while grading.")
 
 
 _HOOK_FUNCTIONS = (_hook, _create, _text, _realpath_posix, _realpath_nt, _normpath_posix, _inside, _inside_any, _climbs,
-                   _fd_path, _native_name, _base_name, _native_file, _opens_for_writing, _exists, _is_folder)
+                   _fd_path, _native_name, _base_name, _native_file, _opens_for_writing, _exists, _is_folder,
+                   _other_process)
 
 
-def _limit_threads() -> None:
-    """Refuse the (MAX_THREADS + 1)-th Python thread (Python 3.11 has no audit event for threads; for users
-    other than root the kernel's RLIMIT_NPROC, set by the worker, is the hard limit)."""
-    import _thread
-    import threading
-
-    count = [0]
-
-    def limit(start):
-        def limited(*args, **kwargs):
-            count[0] += 1
-            if count[0] > MAX_THREADS:
-                raise Refused(f"Starting more than {MAX_THREADS} threads is not allowed while grading.")
-            return start(*args, **kwargs)
-        return limited
-
-    # Every name a thread can be started by (start_new is an old alias; 3.13 adds start_joinable_thread), in
-    # _thread and in threading's own copies; importing _thread afresh is refused by the hook (THREAD_MODULES).
-    for module, names in ((_thread, ("start_new_thread", "start_new", "start_joinable_thread")),
-                          (threading, ("_start_new_thread", "_start_joinable_thread"))):
-        for name in names:
-            if hasattr(module, name):
-                setattr(module, name, limit(getattr(module, name)))
-
-
-def _bound_hook(scratch: str, blocked: list[str]) -> functools.partial:
-    """The audit hook for these folders: _hook with its rules bound now, as one tuple of immutable values."""
+def _bound_hook(scratch: str, blocked: list[str], wrappers: tuple = ()) -> functools.partial:
+    """The audit hook for these folders: _hook with its rules bound now, as one tuple of immutable values
+    (`wrappers`: disarm.py's functions, whose defaults the hook keeps from learner code as its own)."""
     rules = (_realpath(scratch), tuple(_realpath(b) for b in blocked), tuple(_installed_roots()), os.getpid(),
-             itertools.count(1), frozenset(id(f) for f in _HOOK_FUNCTIONS))
+             itertools.count(1), frozenset(id(f) for f in (*_HOOK_FUNCTIONS, *wrappers)))
     return functools.partial(_hook, rules)
 
 
 def install(scratch: str, blocked: list[str]) -> None:
     """Add the guards (see the module docstring); `scratch` is the only folder learner code may change."""
-    _limit_threads()
-    try:  # fork_exec is what subprocess calls after its audit event; called directly it would skip it
-        import _posixsubprocess
-
-        def refused(*_a, **_k):
-            raise Refused("Starting other programs is not allowed while grading.")
-
-        _posixsubprocess.fork_exec = refused
-    except ImportError:
-        pass
-    sys.addaudithook(_bound_hook(scratch, blocked))
+    sys.addaudithook(_bound_hook(scratch, blocked, disarm()))

@@ -9,7 +9,8 @@ import time
 
 
 def nondumpable() -> None:
-    """PR_SET_DUMPABLE 0: same-user processes (learner processes) cannot ptrace us or open /proc/<pid>/fd."""
+    """PR_SET_DUMPABLE 0: same-user processes (learner processes) cannot ptrace us or open /proc/<pid>/fd, environ
+    or mem. Called by the worker, every spare and the judge of a class (grading/class_run.py)."""
     try:
         import ctypes
 

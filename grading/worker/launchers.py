@@ -4,13 +4,15 @@ Two backends give the same `Child`: two pipes (results as wire frames, printed o
 queue, and poll/kill/wait. `supervisor.supervise` supervises either one with the same code, so timeouts, caps,
 crashes and forged frames end the same way whichever made the child.
 
-- fork (Linux): the child is forked from the warm worker, which already holds torch, transformers, the course
-  model and the inputs; it costs tens of milliseconds.
+- fork (Linux): the child is forked from the worker's zygote (grading/worker/zygote.py), forked from the warm
+  worker before any request: it holds torch, transformers, the course model and the inputs, never a submission;
+  a child costs tens of milliseconds.
 - spawn (Windows and macOS, or GRADING_BACKEND=spawn): a *spare* interpreter (grading/worker/spare.py) is started
   ahead of time and imports torch (and transformers and the course model once the worker has needed them);
-  a whole request (one chapter of one learner file) is handed to the waiting spare, each exercise with its own
-  copy of the course model (`copies_shared`), and the next spare starts while it grades. A spare that ran one
-  learner's code is never given another's. No fork, no select on pipes, no POSIX-only call on this path where
+  a whole request (one chapter of one learner file) is handed to a waiting spare of the kind it needs (with the
+  course model or without), each exercise with its own copy of the course model (`copies_shared`), and the next
+  spare of that kind starts while it grades. A spare that ran one learner's code is never given another's: a
+  spare is handed exactly one job, and exits after it. No fork, no select on pipes, no POSIX-only call on this path where
   the system lacks it.
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import tempfile
 import threading
 
-from . import wire
+from . import seccomp, wire
 from .limits import IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S, count_tasks, set_limits
 from .windows_job import WindowsJob
 
@@ -42,6 +44,7 @@ def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exerci
     tempfile.tempdir = scratch
     budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S
     set_limits(msg["memory_mb"], budget, tasks)
+    seccomp.install()  # Linux: no system call that reaches another process (the worker's limits, its memory)
     keep = CopiedPerExercise(shared_objects()) if copies_shared else shared_objects()
     guard.install(scratch, msg.get("blocked", []))
     learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep)
@@ -145,12 +148,61 @@ class SpawnedChild(Child):
 
 
 class ForkLauncher:
-    """Children forked from the warm worker (POSIX)."""
+    """Children forked from the zygote (POSIX; grading/worker/zygote.py), itself forked from the warm worker before
+    any request: no learner process inherits an earlier learner's code. The zygote holds the inputs; the worker
+    holds only their names (ZygoteInputs)."""
 
     name = "fork"
     copies_shared = False  # a process per batch costs a fork: an exercise given the model runs last in its own
 
+    def __init__(self):
+        self.zygote = None
+
+    def load_inputs(self, key: str, blob: bytes) -> tuple[dict, bool] | None:
+        """Inputs go to the zygote; the worker keeps {exercise: (key, exercise)} and whether they are shared.
+        None without a zygote: the worker keeps the inputs itself."""
+        if self.zygote is None:
+            return None
+        names, shared = self.zygote.inputs(key, blob)
+        return {n: (key, n) for n in names}, shared
+
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
+        if self.zygote is None:
+            return self._fork_here(msg, exercises, inputs, scratch, learner_file)
+        self._reap()
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        needed = {k: msg[k] for k in ("timeouts", "memory_mb", "blocked", "module") if k in msg}  # not call_graph
+        job = {"msg": needed, "exercises": [dict(e, key=inputs[e["name"]][0]) for e in exercises], "scratch": scratch,
+               "learner_file": learner_file, "tasks": count_tasks()}
+        try:
+            pid = self.zygote.fork(job, result_w, output_w)
+        finally:
+            os.close(result_w)
+            os.close(output_w)
+        return ForkedChild(pid, result_r, output_r)
+
+    def _reap(self) -> None:
+        """Collect what ended among this worker's children (processes a learner process left, re-parented here)."""
+        while True:
+            try:
+                pid, _status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if self.zygote is not None and pid == self.zygote.pid:
+                raise RuntimeError("the zygote ended")  # the worker fails; the judge starts a fresh one
+
+    def warm_up(self) -> None:
+        """Fork the zygote now: the worker has been sent nothing yet."""
+        from .zygote import Zygote
+
+        if self.zygote is None and sys.platform.startswith("linux"):  # it needs a child subreaper (prctl)
+            self.zygote = Zygote(run_child)
+
+    def _fork_here(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
+        """Without a zygote (GRADING_BACKEND=fork off Linux): the child forked from the worker itself."""
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         tasks = count_tasks()
@@ -178,30 +230,34 @@ class ForkLauncher:
         os.close(output_w)
         return ForkedChild(pid, result_r, output_r)
 
-    def warm_up(self) -> None:
-        pass
-
     def pids(self) -> set[int]:
-        return set()
+        """The zygote, which the stray-killer inside bubblewrap must leave alone."""
+        return {self.zygote.pid} if self.zygote is not None else set()
 
     def close(self) -> None:
-        pass
+        if self.zygote is not None:
+            self.zygote.close()
 
 
 class SpawnLauncher:
-    """Children that are spare interpreters started ahead of time (no fork): see the module docstring."""
+    """Children that are spare interpreters started ahead of time (no fork): see the module docstring.
+
+    Spares come in two kinds, with the course model loaded ahead (--model) or not, and at most one of each kind
+    waits: a request takes the kind its inputs need, and a new spare of that kind starts at once, while this one
+    grades. A spare of the wrong kind is never handed over, so no spare's start is wasted on a model it never
+    uses, and no request waits for one that must still load the model (a class's chapters alternate kinds)."""
 
     name = "spawn"
     copies_shared = True  # a process per batch costs a spare: a chapter runs in one, each exercise with its own model
 
     def __init__(self, root: str):
         self.root = root
-        self.model = False  # the next spare loads the course model ahead: the last request's inputs held it
-        self._spare: subprocess.Popen | None = None
+        self.model = False  # the kind warm_up starts: the last request's (a check() again, likely the same chapter)
+        self._spares: dict[bool, subprocess.Popen] = {}  # kind (with the model) -> the spare of that kind waiting
         self._lock = threading.Lock()
 
-    def _new_spare(self) -> subprocess.Popen:
-        argv = [sys.executable, "-m", "grading.worker.spare"] + (["--model"] if self.model else [])
+    def _new_spare(self, model: bool) -> subprocess.Popen:
+        argv = [sys.executable, "-m", "grading.worker.spare"] + (["--model"] if model else [])
         flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=self.root, start_new_session=POSIX, creationflags=flags)
@@ -209,27 +265,30 @@ class SpawnLauncher:
         return proc
 
     def warm_up(self) -> None:
-        """Start the first spare now, so the first check finds it (nearly) ready."""
+        """Start a spare of the kind the last request needed now, so the next request finds it (nearly) ready."""
         with self._lock:
-            if self._spare is None or self._spare.poll() is not None:
-                self._spare = self._new_spare()
+            spare = self._spares.get(self.model)
+            if spare is None or spare.poll() is not None:
+                self._spares[self.model] = self._new_spare(self.model)
 
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
         from .transport import pickle_noting_fixtures
 
         # the course model and E by name: the spare resolves them in its own memory (loading what it lacks)
         blob, fixtures = pickle_noting_fixtures(inputs)
+        model = "course_model" in fixtures
         with self._lock:
-            proc = self._spare if self._spare is not None and self._spare.poll() is None else self._new_spare()
-            self._spare = None
-            self.model = "course_model" in fixtures  # a check() again, or the next chapter alike: guess so
+            proc = self._spares.pop(model, None)
+            if proc is None or proc.poll() is not None:
+                proc = self._new_spare(model)
+            self.model = model
         job = {"msg": msg, "exercises": exercises, "scratch": scratch, "learner_file": learner_file}
         if proc.job is not None:
             proc.job.set_memory(int(msg["memory_mb"]))
         child = SpawnedChild(proc, proc.job)
         # Written by a thread: a spare still importing reads its job only when ready, and the pipe holds 64 kB.
         threading.Thread(target=self._hand_over, args=(proc, job, blob), daemon=True, name="spare-job").start()
-        self.warm_up()  # the next spare imports while this one grades
+        self.warm_up()  # the next spare of this kind imports while this one grades
         return child
 
     @staticmethod
@@ -245,16 +304,16 @@ class SpawnLauncher:
                 pass
 
     def pids(self) -> set[int]:
-        """The waiting spare, which the stray-killer inside bubblewrap must leave alone."""
-        spare = self._spare
-        return {spare.pid} if spare is not None else set()
+        """The waiting spares, which the stray-killer inside bubblewrap must leave alone."""
+        return {spare.pid for spare in list(self._spares.values())}
 
     def close(self) -> None:
         with self._lock:
-            spare, self._spare = self._spare, None
-        if spare is not None and spare.poll() is None:
-            spare.kill()
-            spare.wait()
+            spares, self._spares = list(self._spares.values()), {}
+        for spare in spares:
+            if spare.poll() is None:
+                spare.kill()
+                spare.wait()
 
 
 def launcher(backend: str, root: str) -> "ForkLauncher | SpawnLauncher":

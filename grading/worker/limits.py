@@ -7,11 +7,14 @@ import os
 IMPORT_TIMEOUT_S = 120.0  # importing the learner's file, before any exercise starts
 SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time limit)
 DEPENDENT_TIMEOUT_S = 10.0  # the limit of an exercise that calls the learner's own function that timed out
+REQUEST_TIMEOUT_S = 20.0  # a request from the judge that has begun must have arrived whole by then
 START_TIMEOUT_S = 180.0  # a spare (spawn backend) importing torch and transformers before it can take its job
 
 OUTPUT_LIMIT = 8 << 20  # bytes a learner process may print in total before it is stopped
 OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the worker's log
 RESULT_LIMIT = 768 << 20  # bytes of results one learner process may send back
+PICKLE_LIMIT = 8 << 20  # bytes of one exercise's result that are structure (the torch.save file's data.pkl, not its
+# tensors' storages): each byte may become a Python object in the judge, so this bounds what loading it costs there
 
 FILE_LIMIT = 64 << 20  # largest file a learner process may write (RLIMIT_FSIZE); bubblewrap's tmpfs bounds the total
 FALLBACK_FILE_LIMIT = 16 << 20  # without bubblewrap the scratch folder is on the real disk: 16 MB x 64 files

@@ -8,16 +8,19 @@ caller (grading/worker/batches.py).
 """
 from __future__ import annotations
 
+import io
 import os
 import signal
 import tempfile
 import time
+import zipfile
 from typing import Callable
 
 from ..i18n import _
 from . import housekeeping, wire
 from .launchers import Child
-from .limits import IMPORT_TIMEOUT_S, OUTPUT_LIMIT, RESULT_LIMIT, SETUP_TIMEOUT_S, START_TIMEOUT_S, file_limit
+from .limits import (IMPORT_TIMEOUT_S, OUTPUT_LIMIT, PICKLE_LIMIT, RESULT_LIMIT, SETUP_TIMEOUT_S, START_TIMEOUT_S,
+                     file_limit)
 
 STARTING, IMPORT, BETWEEN, RUNNING, DONE = "starting", "import", "between", "running", "done"
 
@@ -41,6 +44,24 @@ def describe_exit(code: int) -> str:
         hex_code = hex(code & 0xFFFFFFFF)
         return _("exit code {code}: {meaning}", code=hex_code, meaning=ntstatus[code & 0xFFFFFFFF])
     return _("exit code {code}", code=code)
+
+
+def result_problem(blob: bytes) -> str:
+    """Why one exercise's result (a torch.save file) is not sent to the judge, or '': its structure (data.pkl) over
+    PICKLE_LIMIT, a compressed entry (torch.save stores), or entries that declare more than RESULT_LIMIT. Read from
+    the zip's directory, so the worker, outside the learner's process, bounds even a frame it did not write."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as z:
+            entries = z.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return ""  # the judge's torch.load refuses it with a named error
+    if any(e.compress_type != zipfile.ZIP_STORED for e in entries) or sum(e.file_size for e in entries) > RESULT_LIMIT:
+        return _("Your results are too large to send back (more than {mb} MB); return smaller values.",
+                 mb=RESULT_LIMIT >> 20)
+    if sum(e.file_size for e in entries if e.filename.endswith("data.pkl")) > PICKLE_LIMIT:
+        return _("Your result has too many separate values to send back (more than {mb} MB of structure besides its "
+                 "tensors: a long list of numbers?); return a tensor instead.", mb=PICKLE_LIMIT >> 20)
+    return ""
 
 
 class Supervision:
@@ -160,6 +181,10 @@ class Supervision:
         return True
 
     def on_result(self, body: bytes) -> None:
+        problem = result_problem(body)
+        if problem:
+            self._fail("too_big", problem)
+            return
         self.outcomes[self.current] = {"kind": "result"}
         self.blobs.append(body)
         self.current = None

@@ -16,6 +16,15 @@ import torch
 from . import inputs as course_inputs
 
 
+def warm_transformers() -> None:
+    """Once inputs have brought transformers in (the course model, a model built by the judge), its model classes
+    too, so every learner process starts with them loaded. Inputs of plain tensors never pay for it."""
+    import sys
+
+    if "transformers" in sys.modules:
+        from transformers import GPT2LMHeadModel, LlamaForCausalLM, Qwen3ForCausalLM  # noqa: F401
+
+
 class FixturePickler(pickle.Pickler):
     """Pickles case inputs, sending the course model, its tokenizer, E and views of them by name."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+from typing import Callable
 
 HEADER = struct.Struct(">BQ")
 # kinds
@@ -56,9 +57,16 @@ def send_json(fd: int, message: dict, blobs: list[bytes] | tuple = ()) -> None:
         write_frame(fd, BLOB, blob)
 
 
-def recv_json(fd: int) -> tuple[dict, list[bytes]]:
-    """The counterpart of send_json: (message, blobs)."""
-    kind, body = read_frame(fd)
+def recv_json(fd: int, on_first_byte: Callable[[], None] | None = None) -> tuple[dict, list[bytes]]:
+    """The counterpart of send_json: (message, blobs). on_first_byte: called once the message has begun (the
+    worker starts its clock there: a message that begins must end within seconds)."""
+    if on_first_byte is None:
+        kind, body = read_frame(fd)
+    else:
+        first = _read_exact(fd, 1)
+        on_first_byte()
+        kind, length = HEADER.unpack(first + _read_exact(fd, HEADER.size - 1))
+        body = _read_exact(fd, length)
     if kind != JSON:
         raise WireError(f"expected a JSON frame, got kind {kind}")
     message = json.loads(body)
