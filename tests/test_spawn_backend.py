@@ -16,6 +16,8 @@ import pytest
 
 from grading.engine import sandbox
 
+from answers import needs_answers
+
 REPO = Path(__file__).resolve().parent.parent
 NO_FORK = REPO / "tests" / "no_fork"
 
@@ -132,3 +134,71 @@ def test_judge_output_survives_a_console_that_is_not_utf8():
     import judge
 
     assert "console_safe()" in inspect.getsource(judge.main)  # every command's output goes through it
+
+
+class _Spare:
+    """Stands in for a spare interpreter's Popen: real pipes, records its kind and the jobs written to it."""
+
+    def __init__(self, argv, **_kwargs):
+        self.model, self.pid, self.jobs = "--model" in argv, 10_000 + len(_Spare.made), []
+        self.stdin, self.stdout, self.stderr = (os.fdopen(fd, mode) for fd, mode in
+                                                ((os.pipe()[1], "wb"), (os.pipe()[0], "rb"), (os.pipe()[0], "rb")))
+        _Spare.made.append(self)
+
+    made: list["_Spare"] = []
+
+    def poll(self):
+        return None
+
+    def kill(self):
+        pass
+
+    def wait(self):
+        return 0
+
+
+def test_each_request_gets_a_fresh_spare_of_the_kind_it_needs(monkeypatch, tmp_path):
+    """Spawn backend (issue 34): a request whose inputs hold the course model gets a spare that loaded it ahead, one
+    without gets a plain one; each spare is handed one job, never a second learner's; the kind taken is restarted
+    at once, the other kind keeps waiting (and the stray-killer leaves both alone)."""
+    from grading.worker import launchers, transport
+
+    _Spare.made = []
+    monkeypatch.setattr(launchers.subprocess, "Popen", _Spare)
+    monkeypatch.setattr(launchers.SpawnLauncher, "_hand_over", staticmethod(lambda proc, job, blob: proc.jobs.append(job)))
+    monkeypatch.setattr(transport, "pickle_noting_fixtures",
+                        lambda inputs: (b"", {"course_model"} if "uses_model" in inputs else set()))
+    launcher = launchers.SpawnLauncher(str(tmp_path))
+    launcher.warm_up()
+    handed = []
+    for needs_model in (True, False, True, True, False):
+        ready = {s.model: s for s in _Spare.made if s not in handed}
+        inputs = {"uses_model": []} if needs_model else {"plain": []}
+        got = launcher.start({"memory_mb": 100}, [], inputs, str(tmp_path), "learner.py").proc
+        assert got.model == needs_model
+        assert got is ready.get(needs_model, got) and got not in handed  # the one started ahead, when there is one
+        handed.append(got)
+        waiting = set(_Spare.made) - set(handed)
+        assert {s.model for s in waiting} <= {True, False} and len(waiting) == len({s.model for s in waiting})
+        assert launcher.pids() == {s.pid for s in waiting}
+    assert all(len(s.jobs) == 1 for s in handed) and len(set(map(id, handed))) == len(handed)
+    assert len(_Spare.made) == len(handed) + 2  # nothing started in vain but the two still waiting
+    launcher.close()
+    assert launcher.pids() == set()
+
+
+@needs_answers
+@pytest.mark.parametrize("backend", ["fork", "spawn"])
+def test_a_function_that_uses_torch_checkpoint_passes_graded_alone(backend):
+    """torch.utils.checkpoint imports torch._dynamo on first use, which imports ctypes, which the guard refuses: the
+    worker and every spare import it ahead, so the reference chunked_cross_entropy passes graded alone (no course
+    model, whose transformers would have brought it in), on either backend."""
+    if backend == "fork" and not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    env = dict(os.environ, GRADING_BACKEND=backend, HF_HUB_OFFLINE="1")
+    if backend == "spawn":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NO_FORK), env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "judge.py", "chunked_cross_entropy", "--source", str(REPO / "solutions")],
+                          cwd=REPO, env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                          timeout=900)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]

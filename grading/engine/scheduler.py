@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import queue
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,13 +155,30 @@ def plan_for(target: str | None) -> list[tuple[Chapter, list[Exercise]]]:
     return select(chapters_for(target), target)
 
 
+@dataclass
+class RunStats:
+    """Where a class run's time went, in seconds (tools/bench.py prints it): wall-clock from the start, and the CPU
+    time of the judge's own threads. The workers' CPU is not here (they are other processes)."""
+
+    workers: int = 0
+    wall: float = 0.0
+    first_request: float = 0.0  # when a worker first got a learner file: before it, only starting up
+    last_reply: float = 0.0  # when the last worker reply came back: after it, only checking and reports
+    worker_busy: float = 0.0  # summed over the workers: time spent grading a request (learner code, the spare)
+    inputs_cpu: float = 0.0  # the judge building and pickling case inputs (once per run)
+    check_cpu: float = 0.0  # the checking thread: loading results, running checks, reports' callbacks
+
+
 class ClassRun:
     """One grade_many call: tasks (one per folder and chapter) taken by `n` worker threads, each on its own warm
     worker, and one checking thread that checks what they got back and hands the results out in order."""
 
     def __init__(self, sources: list[Path], plan, n: int, options: dict, checker: Checker,
-                 on_done, on_result, lang: str | None, backend: sandbox.Backend):
+                 on_done, on_result, lang: str | None, backend: sandbox.Backend, stats: RunStats | None = None):
         self.sources, self.plan, self.n, self.options, self.checker = sources, plan, n, options, checker
+        self.stats = stats if stats is not None else RunStats()
+        self.stats.workers, self._t0 = n, time.perf_counter()
+        self._stats_lock = threading.Lock()
         self.on_done, self.on_result, self.lang, self.backend = on_done, on_result, lang, backend
         self.shown = i18n.language(lang) if lang != i18n.MARKED else ""
         self.tasks: queue.Queue = queue.Queue()
@@ -177,6 +195,9 @@ class ClassRun:
         torch.set_num_threads(1)  # as in the learner's process, so inputs built from model outputs match bit for bit
         for k in range(self.n):
             worker_pool.prestart(k, self.backend)
+        inputs = threading.Thread(target=self.build_inputs, name="grading-inputs", daemon=True)
+        if self.tasks.qsize() > self.n:  # a class: more files than workers (one check() builds them as it goes)
+            inputs.start()
         checking = threading.Thread(target=self.run_checks, name="grading-checks", daemon=True)
         checking.start()
         try:
@@ -185,10 +206,31 @@ class ClassRun:
         finally:
             self.to_check.put(None)
             checking.join()
+            if inputs.is_alive():
+                inputs.join()  # it stops at the first chapter no task needs: none is left
             torch.set_num_threads(threads)
+            self.stats.wall = time.perf_counter() - self._t0
         if self.check_failed:
             raise self.check_failed[0]
         return [[r for j in range(len(self.plan)) for r in self.found[(i, j)]] for i in range(len(self.sources))]
+
+    def _build(self, chapter: Chapter, exercises: list[Exercise]) -> None:
+        cpu = time.thread_time()
+        for e in exercises:
+            self.checker.blob(chapter, e)
+        with self._stats_lock:
+            self.stats.inputs_cpu += time.thread_time() - cpu
+
+    def build_inputs(self) -> None:
+        """Every chapter's inputs, in the order the tasks need them, built while the workers start and run the
+        first files, so that a worker thread seldom waits for them (a failure is left for the worker thread)."""
+        for chapter, exercises in self.plan:
+            if self.tasks.empty():  # the worker threads have taken (and so built) every chapter
+                return
+            try:
+                self._build(chapter, exercises)
+            except Exception:
+                return
 
     def run_worker(self, k: int) -> None:
         """Worker thread k: take tasks until none is left; each reply goes to the checking thread."""
@@ -198,19 +240,35 @@ class ClassRun:
             except queue.Empty:
                 return
             try:
-                for e in exercises:  # while the worker starts (prestarted by run), or runs the previous task
-                    self.checker.blob(chapter, e)
+                self._build(chapter, exercises)  # built ahead by build_inputs, or (the first ones) now
                 worker = worker_pool.warm_worker(k, self.backend)
             except WorkerFailed as exc:
                 got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
                                                            error=_detail(exc))) for e in exercises]
             else:
+                start = time.perf_counter()
                 got = run_file(worker, chapter, exercises, src / f"{chapter.module}.py", self.checker,
                                **self.options)
+                end = time.perf_counter()
+                self._count(start, end)
             self.to_check.put((i, j, src, got))
+
+    def _count(self, start: float, end: float) -> None:
+        """A worker had a learner file from `start` to `end` (perf_counter): into the stats."""
+        with self._stats_lock:
+            st, start, end = self.stats, start - self._t0, end - self._t0
+            st.first_request = min(st.first_request, start) if st.worker_busy else start
+            st.last_reply, st.worker_busy = max(st.last_reply, end), st.worker_busy + end - start
 
     def run_checks(self) -> None:
         """The checking thread: drains to the end whatever fails, so no worker thread blocks."""
+        cpu = time.thread_time()
+        try:
+            self._run_checks()
+        finally:
+            self.stats.check_cpu = time.thread_time() - cpu
+
+    def _run_checks(self) -> None:
         while (item := self.to_check.get()) is not None:
             i, j, src, got = item
             graph = got.graph if isinstance(got, _Reply) else {}
@@ -241,7 +299,8 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
                checker: Checker | None = None, time_limit_s: float | None = None,
                on_done: Callable[[int, Path, list[ExerciseResult]], None] | None = None,
                blocked_extra: list[Path] = (), on_result: Callable[[ExerciseResult], None] | None = None,
-               lang: str | None = None, backend: sandbox.Backend | None = None) -> list[list[ExerciseResult]]:
+               lang: str | None = None, backend: sandbox.Backend | None = None,
+               stats: RunStats | None = None) -> list[list[ExerciseResult]]:
     """Grade several exercise folders (a class) on a pool of warm workers; results in `sources` order.
 
     workers: how many (None: worker_pool.default_workers(), the cores bounded by memory); never more than tasks.
@@ -249,6 +308,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     on_result(result) as each exercise is (one chapter's results together, never interleaved).
     lang: the language of names and messages (grading/i18n.py: None follows the locale; i18n.MARKED keeps marks).
     backend: fork or spawn (None: sandbox.backend(), decided here once for every worker of the run).
+    stats: filled in with where the run's time went (RunStats), when given.
     """
     plan = plan_for(target)
     if plan_needs_model(plan):
@@ -259,7 +319,7 @@ def grade_many(sources: list[Path], target: str | None = None, memory_mb: int = 
     n = max(1, min(len(sources) * len(plan), workers or worker_pool.default_workers().count))
     options = dict(memory_mb=memory_mb, time_limit_s=time_limit_s, blocked_extra=blocked_extra)
     return ClassRun(sources, plan, n, options, checker or Checker(), on_done, on_result, lang,
-                    backend or sandbox.backend()).run()
+                    backend or sandbox.backend(), stats).run()
 
 
 def grade(folder: Path, target: str | None = None, memory_mb: int = 6144, workers: int | None = None,

@@ -44,8 +44,11 @@ def _worker_env(isolation: sandbox.Isolation) -> dict[str, str]:
     from lesson_utils.course_model import cache_root
 
     env = {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONSAFEPATH": "1",  # no sys.path[0] = the (shared, writable) folder it starts in
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
-           "LLM_COURSE_CACHE": str(cache_root().resolve()), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+           "LLM_COURSE_CACHE": str(cache_root().resolve()), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8",
+           "PYTHONSAFEPATH": "1"}  # no working folder (/tmp, the scratch root) on sys.path: a module planted there
+    # would run in every later worker and spare before its guard
     if isolation.is_os_level:
         env.update(PATH="/usr/bin:/bin", HOME="/tmp", HF_HOME="/tmp/.hf", MPLCONFIGDIR="/tmp/.mpl",
                    GRADING_IN_BWRAP="1", GRADING_SCRATCH="/tmp")
