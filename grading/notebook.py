@@ -129,10 +129,16 @@ def check_language(lang: str | None = None) -> str:
     return notebook_language() or i18n.language()
 
 
+def exercises_folder() -> Path:
+    """The folder check() grades by default: $COURSE_EXERCISES (your copy on Colab: lesson_utils/colab.py), else
+    the course's exercises/ folder."""
+    return Path(os.environ["COURSE_EXERCISES"]) if os.environ.get("COURSE_EXERCISES") else REPO / "exercises"
+
+
 def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = 6144,
           lang: str | None = None) -> CheckResult:
     """Grade `target` (an exercise name, a chapter number like "04", or everything) in `source`
-    (default: the course's exercises/ folder), exactly as `python judge.py` would.
+    (default: exercises_folder()), exactly as `python judge.py` would.
 
     The first call starts a warm sandboxed worker (a few seconds); later calls reuse it. `lang` ("en" or "zh"):
     the language of the answer; by default a notebook under notebooks/zh/ answers in Chinese (check_language).
@@ -140,7 +146,7 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
     global _checker
     from .engine.sandbox import detect
 
-    folder = Path(source) if source else REPO / "exercises"
+    folder = Path(source) if source else exercises_folder()
     start = time.perf_counter()
     with _lock:
         chapters = load_chapters()

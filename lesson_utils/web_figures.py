@@ -35,8 +35,16 @@ import torch
 from .display import token_label
 from .edition import EDITIONS, notebook_language
 
-NOTE = ("Run this cell to interact (a saved notebook does not run its figures' scripts); the static figures next to "
-        "it show the same data. / 运行此单元格即可交互（保存的笔记本不会运行图中的脚本）；旁边的静态图展示的是同样的数据。")
+NOTE = {"en": "Run this cell to interact (a saved notebook does not run its figures' scripts); the static figures "
+              "next to it show the same data.",
+        "zh": "运行此单元格即可交互（保存的笔记本不会运行图中的脚本）；旁边的静态图展示的是同样的数据。"}
+
+
+def _note(mode: str) -> str:
+    """The note for pages that do not run the script: Chinese for a figure made in the Chinese edition, English
+    otherwise (an "auto" figure's page may be either, but the script that would choose is what does not run)."""
+    lang = "zh" if mode == "zh" else "en"
+    return f'<p class="cf-note" lang="{lang}">{html.escape(NOTE[lang])}</p>'
 
 
 @dataclass
@@ -81,7 +89,7 @@ def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, l
         body = body.replace("{t:" + key + "}", html.escape(value))
     page = (f'<div class="course-figure" data-figure="{kind}" id="{fid}" data-lang="{mode}">'
             f"<style>{_asset('figures.css')}</style>"
-            f'<p class="cf-note">{html.escape(NOTE)}</p>'
+            f"{_note(mode)}"
             f"<figure>{body}</figure>"
             f'<script type="application/json" class="cf-data">{payload}</script>'
             f"<script>{_script(kind, fid)}</script></div>")
@@ -98,7 +106,8 @@ SAVED = re.compile(r'<div class="course-figure" data-figure="([\w-]+)" id="(cf-[
 
 
 def with_current_assets(saved: str) -> str:
-    """A saved figure's HTML (a notebook output) with this version's figures.css and scripts; data and text as saved.
+    """A saved figure's HTML (a notebook output) with this version's figures.css, scripts and notes; data and text
+    as saved.
 
     The style and the script are the same for every figure of a kind, so a notebook's figure outputs can follow a
     change to lesson_utils/web/ without re-running the notebook (`python -m lesson_utils.web_figures NOTEBOOK...`).
@@ -109,6 +118,9 @@ def with_current_assets(saved: str) -> str:
     kind, fid = found.groups()
     styled = re.sub(r"<style>.*?</style>", lambda _: f"<style>{_asset('figures.css')}</style>", saved, count=1,
                     flags=re.S)
+    mode = re.search(r'data-lang="(\w+)"', saved).group(1)
+    styled = re.sub(r'</style><p class="cf-note"[^>]*>.*?</p>', lambda _: f"</style>{_note(mode)}", styled,
+                    count=1, flags=re.S)
     return styled[:styled.rindex("<script>")] + f"<script>{_script(kind, fid)}</script></div>"
 
 

@@ -33,6 +33,15 @@ def _repo_url() -> str:
 
 
 REPO_URL = _repo_url()
+
+
+def _colab_base(url: str) -> str:
+    """Where Colab opens this repository's notebooks (a GitHub repository only), or ""."""
+    m = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", url)
+    return f"https://colab.research.google.com/github/{m.group(1)}/{m.group(2)}/blob/main/" if m else ""
+
+
+COLAB_BASE = _colab_base(REPO_URL)
 EDITIONS = {
     "en": {"language": "en", "title": "From hidden state to next token", "other": "zh", "other_name": "Chinese",
            "other_label": "中文版", "other_prefix": "zh/", "copyright": "the course's authors, Apache-2.0"},
@@ -85,6 +94,7 @@ html_context = {
     "course_other_label": EDITION["other_label"],
     "course_other_prefix": EDITION["other_prefix"],
     "course_repo_url": REPO_URL,
+    "course_colab_base": COLAB_BASE,
 }
 
 if LANG == "zh":  # jieba splits the Chinese search index; its start-up messages are not warnings

@@ -51,7 +51,7 @@ PHONE_AXE_PAGES = {prefix + name for prefix in ("", "zh/")
 LONG_LINES = ('print(f"largest float32: {torch.finfo(torch.float32).max:.4e}',
               'print(f"smallest expected count {expected.min():.0f}; chi-square',
               'rows = {k: int(torch.linalg.vector_norm(m.grad, ord=0, dim=1)')
-REPO_URL = "https://example.org/course/llm-course"  # the site is built with COURSE_REPO_URL set to this
+REPO_URL = "https://github.com/example/llm-course"  # the site is built with COURSE_REPO_URL set to this
 VERDICT = re.compile(r"not attempted|\b\d+/\d+ passed in\b")  # what check()'s saved stub verdicts say
 BUILD_LIMIT_S = 120  # the budget for building both editions on 2 cores; held here as CPU time, which a busy
 # machine does not inflate the way it does wall time (both editions ran in 10 s, 16 s of CPU, on an idle CI machine)
@@ -187,6 +187,7 @@ READ_PAGE = """async () => {
       .filter(id => /^id\\d+$/.test(id)),
     switchHref: (document.querySelector('a[data-course-lang-switch]') || {}).href || null,
     repoHref: (document.querySelector('a[data-course-repo]') || {}).href || null,
+    colabHref: (document.querySelector('a[data-course-colab]') || {}).href || null,
     scrolling: [...document.querySelectorAll('div.cell_input pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
       .map(p => p.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '').trim()),
     checkNotes: document.querySelectorAll('div.cell .course-check').length,
@@ -356,8 +357,15 @@ def test_search_finds_the_chapter(page, server, prefix, term):
     results.first.wait_for(timeout=15_000)
     found = [results.nth(i).get_attribute("href") for i in range(results.count())]
     assert any("04a_softmax_sampling" in href for href in found), f"searching {term!r} found {found}"
-    summaries = page.locator("ul.search li p.context").all_inner_texts()
-    assert summaries, "search results without a summary"
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    # Sphinx lists a result first and fetches its summary afterwards: wait for one rather than race it
+    context = page.locator("ul.search li p.context")
+    try:
+        context.first.wait_for(timeout=15_000)
+    except PlaywrightTimeout:
+        pytest.fail("search results without a summary")
+    summaries = context.all_inner_texts()
     for boilerplate in ("Download this notebook", "下载本章", "\\(", "\\mathrm", "Run this cell to interact"):
         assert not [t for t in summaries if boilerplate in t], f"a search summary shows {boilerplate!r}: {summaries}"
     switch = unquote(page.locator("a[data-course-lang-switch]").get_attribute("href"))
@@ -577,6 +585,25 @@ def test_every_page_links_the_repository(visits, built):
     for prefix in EDITIONS.values():
         html = (built[0] / f"{prefix}02a_lm_head.html").read_text(encoding="utf-8")
         assert f"git clone {REPO_URL} llm-course" in html, f"{prefix}02a_lm_head: git clone without the repository"
+
+
+def test_every_chapter_opens_in_colab_without_showing_the_colab_cell(visits):
+    """Each chapter page of both editions links its own notebook on Colab; the Colab set-up cell (tagged
+    remove-cell) is not on the page."""
+    for prefix, folder in (("", "notebooks/"), ("zh/", "notebooks/zh/")):
+        for name in CHAPTERS:
+            v = visits[prefix + name]
+            want = f"https://colab.research.google.com/github/example/llm-course/blob/main/{folder}{name}.ipynb"
+            assert v["colabHref"] == want, f"{prefix}{name}: Colab link {v['colabHref']!r}, want {want}"
+            assert "Only on Google Colab" not in v["text"] and "lesson_utils.colab" not in v["text"], prefix + name
+
+
+def test_colab_links_only_for_a_github_repository():
+    spec = importlib.util.spec_from_file_location("course_site_conf_colab", SITE / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    assert conf._colab_base("https://github.com/o/n") == "https://colab.research.google.com/github/o/n/blob/main/"
+    assert conf._colab_base("https://gitlab.com/o/n") == conf._colab_base("") == ""
 
 
 def test_the_repository_address_comes_from_the_environment_or_the_clone(monkeypatch):

@@ -265,3 +265,15 @@ def test_explorer_top_k_takes_a_typed_number(browser, tmp_path):
     assert page.get_attribute(".cf-readout", "data-kept") == "7"
     page.click('button[data-action="reset"]')
     assert box.input_value() == "0" and page.get_attribute(".cf-readout", "data-kept") == "300"
+
+
+def test_no_script_note_speaks_one_language():
+    """The note a page without scripts shows is in the edition's language: English for a figure made in the English
+    edition (no Chinese text left in an English output), Chinese for one made in the Chinese edition."""
+    logits = torch.linspace(2, -2, 12, dtype=torch.float64)
+    labels = [f"t{i}" for i in range(12)]
+    for lang, present, absent in (("en", "Run this cell", "运行"), (None, "Run this cell", "运行"),
+                                  ("zh", "运行此单元格", "Run this cell")):
+        note = sampling_explorer(logits, None, "k", exact=12, shown=5, labels=labels, lang=lang).html
+        note = note[note.index('<p class="cf-note"'):note.index("<figure>")]
+        assert present in note and absent not in note, f"lang={lang!r}: the note reads {note!r}"

@@ -3,7 +3,7 @@
     python tools/reading_time.py          # a table, longest first
 
 The estimate is prose words / 100 per minute plus 3 s per line of code (blank and comment-only lines not
-counted). Calibrated on the course's notebooks against a teacher's timed read-through (within about 5 min);
+counted; a cell tagged remove-cell, the Colab set-up that the website leaves out, neither). Calibrated on the course's notebooks against a teacher's timed read-through (within about 5 min);
 exercises and experiments come on top.
 """
 from __future__ import annotations
@@ -24,6 +24,8 @@ def reading_minutes(notebook: Path) -> float:
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     words = code = 0
     for cell in cells:
+        if "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
         source = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
             words += len(re.findall(r"\S+", source))
