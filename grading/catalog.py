@@ -9,13 +9,26 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+from . import i18n
+from .i18n import _, verbatim
 from .model import Chapter, Exercise
 
 CHECKS = Path(__file__).resolve().parent / "checks"
 
 
 class CatalogError(ValueError):
-    """A target that names no chapter or exercise, or the course's own checks failing to load."""
+    """A target that names no chapter or exercise, or the course's own checks failing to load. `message` may be
+    marked for translation (grading/i18n.py); str() shows it in the judge's language, render() in another."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def render(self, lang: str) -> str:
+        return i18n.render(self.message, lang)
+
+    def __str__(self) -> str:
+        return i18n.show(self.message)
 
 
 def chapter_number(target: str | int) -> str | None:
@@ -77,7 +90,8 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
     picked = [(c, es) for c, es in picked if es]
     if not picked:
         known = ", ".join(e.name for c in chapters for e in c.exercises)
-        raise CatalogError(f"No chapter or exercise called {target!r}. Exercises: {known}")
+        raise CatalogError(_("No chapter or exercise called {name}. Exercises: {known}", name=verbatim(repr(target)),
+                             known=verbatim(known)))
     return picked
 
 

@@ -17,7 +17,7 @@ from lesson_utils.edition import notebook_language
 
 from . import i18n
 from .i18n import _
-from .catalog import load_chapters, select
+from .catalog import CatalogError, load_chapters, select
 from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult, status_text
@@ -150,7 +150,10 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
     start = time.perf_counter()
     with _lock:
         chapters = load_chapters()
-        select(chapters, target)  # an unknown name: a CatalogError (a ValueError) before any worker starts
+        try:
+            select(chapters, target)  # an unknown name: a CatalogError (a ValueError) before any worker starts
+        except CatalogError as exc:
+            raise CatalogError(exc.render(check_language(lang))) from None  # in the notebook's language
         _checker = _checker or Checker()
         results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker, lang=i18n.MARKED)
     shown = check_language(lang)

@@ -70,6 +70,21 @@ def test_the_catalog_raises_and_judge_turns_it_into_the_message_and_exit_code_1(
     assert judge.run(["nope"]) == 1 and not probed
     assert "No chapter or exercise called 'nope'" in capsys.readouterr().err
 
+
+def test_an_unknown_name_is_refused_in_the_judges_language(monkeypatch, capsys):
+    """`judge.py --lang zh nope` says so in Chinese; check() in the language of the notebook's edition."""
+    import pytest
+
+    import judge
+    from grading import catalog, notebook
+
+    monkeypatch.setenv("GRADING_LANG", "en")  # restored afterwards, whatever --lang sets
+    assert judge.run(["--lang", "zh", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert "没有名为 'nope' 的章节或练习" in err and "top_p_filter" in err and "No chapter" not in err, err
+    with pytest.raises(catalog.CatalogError, match="没有名为 'nope' 的章节或练习"):
+        notebook.check("nope", lang="zh")
+
     def broken(name):
         raise RuntimeError("a typo in the checks")
 
