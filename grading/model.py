@@ -141,6 +141,9 @@ class Exercise:
     uses_course_model: bool = False  # the judge prepares the model cache before grading it
     points: float = 3.0  # what the exercise is worth (grading/reports/points.py scores it)
     partial_credit: bool = False  # False: all or nothing; True: points shared by the cases' weights
+    # (facts of the learner's function as grading/techniques.py reads them, a case's call) -> why that case
+    # cannot pass, or '': a technique the learner's process only reports must also be in the learner's source
+    source_check: Callable[[frozenset, str], str] | None = None
 
 
 @dataclass

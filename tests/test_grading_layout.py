@@ -15,7 +15,8 @@ GRADING = REPO / "grading"
 LAYERS = (
     ("grading.i18n",),  # the messages' marks and catalogs: a leaf
     ("grading.model",),  # what a chapter is made of and what grading produces: plain data
-    ("grading.dependencies",),  # the learner file's call graph and the note it gives
+    ("grading.dependencies", "grading.techniques"),  # the learner file's call graph and the note it gives; the
+    # techniques its functions use
     ("grading.reports", "grading.submissions"),  # formatting over result records; a class folder's submissions
     ("grading.worker",),  # everything that runs in the sandbox
     ("grading.checks",),  # the course's checks (judge side only)

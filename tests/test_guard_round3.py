@@ -229,14 +229,14 @@ def test_the_judge_names_its_own_files_that_changed(tmp_path):
         elif src.is_dir():
             subprocess.run(["cp", "-r", str(src), str(tmp_path / top)], check=True)
     before = integrity.snapshot(tmp_path)
-    assert "grading/checks/ch01_embeddings.py" in before and "judge.py" in before
+    assert "grading/checks/ch01_embeddings/named_cases.py" in before and "judge.py" in before
     assert integrity.verify(before, tmp_path) == before  # nothing changed: the snapshot comes back
-    check = tmp_path / "grading" / "checks" / "ch01_embeddings.py"
+    check = tmp_path / "grading" / "checks" / "ch01_embeddings" / "named_cases.py"
     check.write_text(check.read_text() + "\nPASS_EVERYTHING = True\n")
     (tmp_path / "grading" / "sitecustomize.py").write_text("import os\n")
     with pytest.raises(integrity.Tampered) as err:
         integrity.verify(before, tmp_path)
-    assert "grading/checks/ch01_embeddings.py" in str(err.value) and "grading/sitecustomize.py" in str(err.value)
+    assert "grading/checks/ch01_embeddings/named_cases.py" in str(err.value) and "grading/sitecustomize.py" in str(err.value)
     state = tmp_path / "grades-results.json"
     integrity.record(state, before)  # the last class ended with the files as they were
     with pytest.raises(integrity.Tampered, match="since the last class"):

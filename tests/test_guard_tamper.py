@@ -27,7 +27,7 @@ from test_sandbox import probe
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTION = REPO / "solutions" / "ch01_embeddings.py"  # blocked: the answers
-CHECK = REPO / "grading" / "checks" / "ch01_embeddings.py"  # blocked: the judge's own folder
+CHECK = REPO / "grading" / "checks" / "ch01_embeddings" / "named_cases.py"  # blocked: the judge's own folder
 
 PROLOGUE = f"""
 import builtins, gc, os, socket, sys

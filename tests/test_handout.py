@@ -80,7 +80,7 @@ def test_the_scan_finds_a_renamed_copy_wherever_it_is(tmp_path, index):
 def test_a_mutant_body_is_allowed_only_in_the_judges_checks():
     leak = answer_scan.Leak
     mutant, solution = "mutants/ch04_sampling/softmax__no_shift.py:softmax", "solutions/ch04_sampling.py:softmax"
-    assert handout.forbidden([leak("grading/checks/ch01_embeddings.py", 3, mutant),
+    assert handout.forbidden([leak("grading/checks/ch01_embeddings/named_cases.py", 3, mutant),
                               leak("grading/checks/ch04_sampling/softmax.py", 3, mutant)]) == []
     refused = [leak("grading/checks/ch04_sampling/softmax.py", 3, solution), leak("notebooks/04a.ipynb#cell 3", 1, mutant),
                leak("lesson_utils/sampling_demo.py", 9, mutant), leak("grading/engine/checker.py", 9, mutant)]

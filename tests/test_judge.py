@@ -287,13 +287,16 @@ def test_importing_the_checks_is_refused(tmp_path):
 
 def test_hanging_before_the_clock_starts_is_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(scheduler, "SETUP_TIMEOUT_S", 5.0)
-    r = grade_backward(tmp_path, """
+    folder = student(tmp_path, """
         import copy
         def forever(*args, **kwargs):
             while True:
                 pass
-        copy.deepcopy = forever  # each case's inputs are copied with copy.deepcopy before the clock starts
-    """, time_limit_s=10)
+        copy.deepcopy = forever  # the learner process copies each case's inputs before the clock starts (the
+        # zygote makes the copies of the cases it watches, so an exercise with unwatched cases: the stretch)
+    """)
+    r = i18n.localize(result(scheduler.grade(folder, "embedding_autograd", time_limit_s=10), "embedding_autograd"),
+                      "en")
     assert r.status == model.TIMEOUT and "no progress" in r.cases[0].message
 
 

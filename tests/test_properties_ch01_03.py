@@ -8,7 +8,8 @@ import torch
 import pytest
 
 from grading import i18n, model
-from grading.checks import ch01_embeddings as ch01, properties
+from grading.checks import properties
+from grading.checks.ch01_embeddings import generated as ch01
 from grading.checks.ch02_lm_head import generated as ch02
 from grading.checks.ch03_weight_tying import generated as ch03
 from grading.worker.calls.base import each

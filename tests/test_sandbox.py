@@ -199,7 +199,7 @@ def test_dev_is_read_only_and_dev_shm_is_bounded_inside_bubblewrap(tmp_path):
 
 def test_no_reading_system_secrets_or_the_answers(tmp_path):
     targets = ["/etc/passwd", str(Path.home() / ".ssh" / "id_rsa"), str(REPO / "solutions" / "ch01_embeddings.py"),
-               str(REPO / "grading" / "checks" / "ch01_embeddings.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
+               str(REPO / "grading" / "checks" / "ch01_embeddings" / "named_cases.py"), str(REPO / ".git" / "HEAD"), str(REPO / "judge.py")]
     if not BWRAP:  # the audit hooks refuse the answers, the judge's folders and ~/.ssh; the system's files and
         targets = targets[1:-1]  # judge.py itself are hidden only by bubblewrap (the README's platform table)
     code = "".join(attempt(f"open({t!r}).read()") for t in targets)

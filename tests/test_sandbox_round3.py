@@ -251,6 +251,17 @@ PATH = """
 import sys
 raise RuntimeError('PATH' + '<' + repr(sys.path) + '>' + 'PATH')
 """
+HIDDEN = """
+import sys
+_u = sys.modules.get('grading.worker.calls.unchanged')
+if _u is not None:
+    _u.changed_inputs = lambda before: []  # the process's own report now never names a change
+_reference = embedding_backward
+def embedding_backward(grad_out, ids, vocab_size):
+    out = _reference(grad_out, ids, vocab_size)
+    grad_out.mul_(2)  # the caller's gradient, changed in place
+    return out
+"""
 MANY = """
 def embedding_backward(grad_out, ids, vocab_size):
     return ['x' * 100 + str(i) for i in range(20_000)]  # 2 MB a case, five cases
@@ -260,12 +271,14 @@ def embedding_backward(grad_out, ids, vocab_size):
 @pytest.fixture(scope="module")
 def hostile_class(mode, tmp_path_factory):
     """One class per mode, graded in order on one worker, so each attacker runs where the students before it ran
-    and before the students after it: a victim (with a secret in its file), five attackers, a second victim."""
+    and before the students after it: a victim (with a secret in its file), five attackers, a second victim, and
+    one that hides its own change from its process's report."""
     klass = tmp_path_factory.mktemp(f"round3-{mode}") / "class"
     secret, canary = os.urandom(8).hex(), os.urandom(8).hex()
     bodies = {"a_victim": f"SECRET = 'VICTIM-SECRET:{secret}'\n", "b_prlimit": PRLIMIT,
               "c_memory": SCAN.format(canary=canary), "d_path": PATH,
-              "e_stride0": forged_frames("torch.zeros(1).expand(2**28)"), "f_many": MANY, "g_victim": ""}
+              "e_stride0": forged_frames("torch.zeros(1).expand(2**28)"), "f_many": MANY, "g_victim": "",
+              "h_hidden": HIDDEN}
     folders = [student(klass / name, body) for name, body in bodies.items()]
     peak = _peak_mb()
     results = scheduler.grade_many(folders, EXERCISE, workers=1, lang=i18n.MARKED)
@@ -325,3 +338,14 @@ def test_a_result_of_many_separate_values_is_stopped_in_the_worker(hostile_class
     PICKLE_LIMIT is a named error before the judge loads it."""
     r = hostile_class[0]["f_many"]
     assert r.status == model.ERROR and "too many separate values" in r.cases[0].message, r
+
+
+def test_a_change_hidden_from_the_learner_processs_own_report_still_fails(hostile_class, mode):
+    """The learner's file rewrites what its process reports (no input ever changed) and changes grad_out in place:
+    the zygote, which watched the inputs from outside, still sees it."""
+    if mode == "spawn":
+        pytest.skip("spawn backend: no process outside the learner's watches its inputs (README, isolation table)")
+    r = hostile_class[0]["h_hidden"]
+    assert r.status == model.WRONG, r
+    hidden = [c for c in r.cases if not c.passed]
+    assert hidden and all("grad_out" in c.message and "in place" in c.message for c in hidden), r

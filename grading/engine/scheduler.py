@@ -18,11 +18,14 @@ import torch
 from .. import i18n
 from ..i18n import _, verbatim
 from ..catalog import chapters_for, select
-from ..model import ERROR, NOT_ATTEMPTED, TIMEOUT, Chapter, Exercise, ExerciseResult
+from ..model import ERROR, NOT_ATTEMPTED, PASSED, TIMEOUT, WRONG, Chapter, Exercise, ExerciseResult
 from ..worker import limits
+from ..worker.calls.unchanged import UNCHANGED
 from . import sandbox, worker_pool
 from .worker_pool import Worker, WorkerFailed
 from .checker import Checker, class_name, complete, whole_exercise
+from .observed import NotWatched, with_watched
+from ..techniques import source_facts
 from ..dependencies import call_graph
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,6 +67,7 @@ class _Reply:
     blobs: list[bytes]
     isolation: str
     graph: dict[str, list[str]]  # the learner file's call graph (dependencies.call_graph), read once per file
+    facts: dict[str, frozenset]  # what each exercise function's source uses (techniques.py), read once per file
 
 
 def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
@@ -79,7 +83,9 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
     except OSError as exc:
         return [whole_exercise(chapter, e, ERROR, _("Cannot read {file}: {error}", file=verbatim(learner_file),
                                                     error=verbatim(exc))) for e in exercises]
-    graph = call_graph(code.decode("utf-8", "replace"), [e.name for e in exercises])
+    text = code.decode("utf-8", "replace")
+    graph = call_graph(text, [e.name for e in exercises])
+    facts = source_facts(text, [e.name for e in exercises if e.source_check is not None])
     iso = worker.isolation.name
     try:
         keys = {}
@@ -95,7 +101,7 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
     except WorkerFailed as exc:
         return [_tag(whole_exercise(chapter, e, ERROR, _("The grading worker failed, so this was not graded: {error}",
                                                          error=_detail(exc))), iso) for e in exercises]
-    return _Reply(chapter, exercises, reply, blobs, iso, graph)
+    return _Reply(chapter, exercises, reply, blobs, iso, graph, facts)
 
 
 def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
@@ -105,8 +111,13 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
         outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": _("no outcome was reported")})
         if outcome["kind"] == "result":
             try:
-                raw = torch.load(io.BytesIO(next(it)), weights_only=True)
-                res = checker.grade(got.chapter, e, raw)
+                raw = with_watched(e, torch.load(io.BytesIO(next(it)), weights_only=True), outcome.get("watched"))
+                res = by_source(e, checker.grade(got.chapter, e, raw), got.facts.get(e.name, frozenset()))
+            except NotWatched as exc:
+                res = whole_exercise(got.chapter, e, ERROR, _(
+                    "The judge could not watch your function's inputs from outside its process ({error}), so it "
+                    "cannot tell whether your function changed them; this exercise was not graded. Grade again.",
+                    error=verbatim(exc)))
             except Exception as exc:
                 res = whole_exercise(got.chapter, e, ERROR, _("Your result could not be read back safely ({error}); "
                                                                "return plain tensors, numbers or tuples of them.",
@@ -116,6 +127,21 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
                                  outcome_message(outcome, f"{got.chapter.module}.py"), import_error(outcome))
         results.append(_tag(res, got.isolation))
     return results
+
+
+def by_source(ex: Exercise, res: ExerciseResult, facts: frozenset) -> ExerciseResult:
+    """`res` with every passed case that the learner's source does not back failed with the exercise's message
+    (Exercise.source_check, given the case's call without "+unchanged": a technique the learner's process only
+    reports must be in the source too)."""
+    if ex.source_check is None:
+        return res
+    for case, got in zip(ex.cases, res.cases):
+        why = ex.source_check(facts, case.call.removesuffix(UNCHANGED)) if got.passed else ""
+        if why:
+            got.passed, got.message, got.mistake = False, why, ""
+    if res.status == PASSED and not all(c.passed for c in res.cases):
+        res.status = WRONG
+    return res
 
 
 def import_error(outcome: dict) -> str:

@@ -33,9 +33,10 @@ POSIX = os.name == "posix"
 
 
 def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exercises: list[dict], inputs: dict,
-              tasks: int, copies_shared: bool = False) -> None:
+              tasks: int, copies_shared: bool = False, ready: dict | None = None) -> None:
     """In the learner's process, either backend: confine (folder, limits, guard) and run the learner's code.
-    copies_shared: each exercise gets its own copy of the course model and E (the spawn backend; see batches.py)."""
+    copies_shared: each exercise gets its own copy of the course model and E (the spawn backend; see batches.py).
+    ready: the zygote's watched copies, used instead of the learner process's own (grading/worker/watched.py)."""
     from . import guard, learner_process
     from .transport import CopiedPerExercise, shared_objects
 
@@ -47,7 +48,7 @@ def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exerci
     seccomp.install()  # Linux: no system call that reaches another process (the worker's limits, its memory)
     keep = CopiedPerExercise(shared_objects()) if copies_shared else shared_objects()
     guard.install(scratch, msg.get("blocked", []))
-    learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep)
+    learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep, ready or {})
 
 
 class Child:
@@ -230,6 +231,13 @@ class ForkLauncher:
         os.close(output_w)
         return ForkedChild(pid, result_r, output_r)
 
+    def observe(self, child: Child) -> dict | None:
+        """What the zygote saw `child` (ended) change in its watched inputs (grading/worker/watched.py): exercise ->
+        case -> paths; None where no zygote watched them (forked here)."""
+        if self.zygote is None or not isinstance(child, ForkedChild):
+            return None
+        return self.zygote.observe(child.pid)
+
     def pids(self) -> set[int]:
         """The zygote, which the stray-killer inside bubblewrap must leave alone."""
         return {self.zygote.pid} if self.zygote is not None else set()
@@ -302,6 +310,11 @@ class SpawnLauncher:
                 proc.stdin.close()
             except OSError:
                 pass
+
+    @staticmethod
+    def observe(_child: Child) -> None:
+        """No process outside the spare watches its inputs: the learner process's own report is all there is."""
+        return None
 
     def pids(self) -> set[int]:
         """The waiting spares, which the stray-killer inside bubblewrap must leave alone."""

@@ -94,11 +94,12 @@ def _run_exercise(module, ex: dict, prepared: list, learner_file: str, protocols
 
 
 def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dict], inputs: dict[str, list],
-        keep: dict[int, Any]) -> None:
+        keep: dict[int, Any], ready: dict[str, list] | None = None) -> None:
     """Import the learner's file, run each exercise and send its results; the caller then exits.
 
     exercises: [{"name", "is_quiz", "cases": [case names], "protocols": [protocol names]}], in order.
-    inputs: exercise name -> one input tuple per case. keep: objects deep copies must share.
+    inputs: exercise name -> one input tuple per case. keep: objects deep copies must share. ready: exercise
+    name -> per case, a copy made for this process already (the zygote's watched copies), or None.
     """
     import torch
 
@@ -128,7 +129,9 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
         # shared by the cases of one exercise (copying 540 MB per case would dominate grading); an exercise that
         # gets them runs last in its process (grading.worker.batches) or, spawned, gets its own copy of them.
         memo = keep.for_exercise() if hasattr(keep, "for_exercise") else keep  # spawn: the exercise's own model
-        prepared = [copy.deepcopy(shared, memo.copy()) for shared in inputs[ex["name"]]]
+        made = (ready or {}).get(ex["name"]) or [None] * len(inputs[ex["name"]])
+        prepared = [copy.deepcopy(shared, memo.copy()) if mine is None else mine
+                    for shared, mine in zip(inputs[ex["name"]], made)]
         write_frame(result_fd, wire.STARTED, ex["name"].encode())
         results = _run_exercise(module, ex, prepared, learner_file, protocols[ex["name"]])
         buf = io.BytesIO()

@@ -249,5 +249,21 @@ def supervise(launcher, msg: dict, source: bytes, exercises: list[dict], inputs:
     watch.run()
     status = watch.end()
     housekeeping.kill_strays(launcher.pids())  # anything that left the session (setsid from native code)
+    try:  # only now: nothing the learner process left can still write to its inputs
+        observed = {"changed": launcher.observe(child)}
+    except Exception as exc:  # the zygote is gone or failed: the inputs were not watched, nothing is passed on it
+        observed = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     housekeeping.clean_tmp(root)
-    return watch.verdicts(status)
+    outcomes, blobs = watch.verdicts(status)
+    return with_observed(outcomes, observed), blobs
+
+
+def with_observed(outcomes: dict[str, dict], observed: dict) -> dict[str, dict]:
+    """Each result's outcome with what was watched of its inputs from outside the learner process ("watched":
+    {"changed": case -> paths} or {"error": why not}); no "watched" where no process outside watched them."""
+    changed = observed.get("changed")
+    if changed is None and "error" not in observed:
+        return outcomes
+    return {name: dict(o, watched={"error": observed["error"]} if changed is None else
+                       {"changed": changed.get(name, {})}) if o.get("kind") == "result" else o
+            for name, o in outcomes.items()}

@@ -4,6 +4,11 @@ A learner process therefore inherits no earlier learner's code, quiz answers or 
 
     worker -> zygote  {"op": "inputs", "key"} + the pickled inputs        -> {"names": [...], "shared": bool}
                       {"op": "fork", "job": {...}} + two pipe ends (SCM_RIGHTS) -> {"pid": learner pid}
+                      {"op": "observe", "pid"}, once that process has ended  -> {"changed": {...}}
+
+The zygote also watches the inputs of the cases that must leave them unchanged (grading/worker/watched.py): it
+makes their copies in shared memory before the fork and compares them with its own originals once the learner
+process has ended ("observe"), so that observation is not the learner process's word.
 
 Each learner process is forked through a short-lived middle process, so it is re-parented to the worker (a child
 subreaper): the worker waits for it and reads its exit status as for any child (launchers.ForkedChild).
@@ -57,6 +62,10 @@ class Zygote:
         """A learner process for `job` (launchers.run_child's arguments), writing to the two pipe ends; its pid."""
         return self._call({"op": "fork", "job": job}, b"", [result_w, output_w])["pid"]
 
+    def observe(self, pid: int) -> dict:
+        """What the learner process `pid` (ended) changed in its watched inputs: exercise -> case -> paths."""
+        return self._call({"op": "observe", "pid": pid})["changed"]
+
     def close(self) -> None:
         self.sock.close()
         try:
@@ -88,9 +97,11 @@ def _receive(sock: socket.socket) -> tuple[dict, bytes, list[int]]:
 
 def serve(sock: socket.socket, run_child) -> None:
     """The zygote's loop: keep inputs, fork learner processes, until the worker goes away."""
-    from .transport import InputsUnpickler, warm_transformers
+    from .transport import InputsUnpickler, shared_objects, warm_transformers
+    from .watched import Unwatched, Watch
 
     inputs: dict[str, dict[str, list]] = {}
+    watches: dict[int, Watch | Unwatched] = {}  # learner pid -> its watched inputs, until the worker asks what changed
     fd = sock.fileno()
     while True:
         try:
@@ -103,10 +114,22 @@ def serve(sock: socket.socket, run_child) -> None:
                 inputs[message["key"]] = unpickler.load()
                 warm_transformers()
                 wire.send_json(fd, {"names": list(inputs[message["key"]]), "shared": bool(unpickler.shared)})
+            elif message["op"] == "observe":
+                watch = watches.pop(message["pid"], None)
+                if watch is None:
+                    raise KeyError(f"no watched inputs for process {message['pid']}")
+                wire.send_json(fd, {"changed": watch.changed()})
             else:
                 job = message["job"]
                 mine = {e["name"]: inputs[e["key"]][e["name"]] for e in job["exercises"]}
-                pid = _fork_learner(job, mine, fds[0], fds[1], fd, run_child)
+                try:
+                    watch = Watch(mine, job["exercises"], shared_objects())
+                except Exception as exc:  # graded anyway; the judge grades none of its watched cases
+                    watch = Unwatched(f"{type(exc).__name__}: {exc}")
+                pid = _fork_learner(job, mine, watch.ready, fds[0], fds[1], fd, run_child)
+                while len(watches) >= 8:  # never asked about (the worker failed between): forget the oldest
+                    watches.pop(next(iter(watches)))
+                watches[pid] = watch
                 wire.send_json(fd, {"pid": pid})
         except Exception as exc:  # a bug here, never learner code (none runs in the zygote)
             wire.send_json(fd, {"error": f"{type(exc).__name__}: {exc}"})
@@ -115,7 +138,8 @@ def serve(sock: socket.socket, run_child) -> None:
                 os.close(f)
 
 
-def _fork_learner(job: dict, inputs: dict, result_w: int, output_w: int, sock_fd: int, run_child) -> int:
+def _fork_learner(job: dict, inputs: dict, ready: dict, result_w: int, output_w: int, sock_fd: int,
+                  run_child) -> int:
     """Fork a middle process that forks the learner process and ends at once; the learner's pid."""
     pid_r, pid_w = os.pipe()
     middle = os.fork()
@@ -136,7 +160,7 @@ def _fork_learner(job: dict, inputs: dict, result_w: int, output_w: int, sock_fd
             os.closerange(3, result_w)  # only the two pipes are left
             os.closerange(result_w + 1, 65536)
             run_child(job["msg"], job["learner_file"], job["scratch"], result_w, job["exercises"], inputs,
-                      job["tasks"])
+                      job["tasks"], ready=ready)
         except BaseException:
             try:
                 os.write(2, b"grading child failed:\n")

@@ -15,7 +15,7 @@ from ...model import Chapter, Exercise, Question
 from .common import _cases
 from .sharding import SHARD_INPUTS, _check_shard, _lookup_cases
 from .merging import ARGMAX_INPUTS, LSE_INPUTS, TOPK_INPUTS, _check_argmax, _check_lse, _check_topk
-from .cross_entropy import CE_INPUTS, _check_ce, _chunk_cases
+from .cross_entropy import CE_INPUTS, _check_ce, _chunk_cases, chunks_in_source
 from ..unchanged import leave_inputs_unchanged
 from .generated import with_generated
 
@@ -81,6 +81,7 @@ CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
                    "slice's inputs and recomputes its logits when backward reaches it."),
             timeout_s=90.0,
             uses_course_model=True,
+            source_check=chunks_in_source,
         ),
     ],
     quiz=[

@@ -11,6 +11,7 @@ from ..build import case_with_reference
 from ...i18n import N_, _, verbatim
 from ..compare import expect_tensor, expect_that
 from ..fixtures import course_embedding, course_model, random_ids, random_tensor
+from ...techniques import CUSTOM_FUNCTION, LOOP
 from .common import PROMPT, TRAIN_TEXT, _arg_shapes, course_logits, split
 
 
@@ -322,6 +323,20 @@ def _check_chunk_grad(result, inputs, _ref):
                                      "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
                                      "torch.autograd.Function whose backward computes the gradient chunk by chunk.",
                                      rows=rows, V=V, chunk=chunk))
+
+
+def chunks_in_source(facts: frozenset, call: str) -> str:
+    """chunked_cross_entropy's technique, in the learner's own source (grading/techniques.py): a loop over
+    chunks, and for the gradient cases checkpoint or a torch.autograd.Function of one's own."""
+    if call == "record_ops" and LOOP not in facts:
+        return _("Right value, but the judge's own reading of your file finds no loop (for, while, a comprehension "
+                 "or map) in chunked_cross_entropy or the functions it calls: the logits cannot go chunk by chunk "
+                 "without one.")
+    if call == "backward" and not (LOOP in facts and ({"checkpoint", CUSTOM_FUNCTION} & facts)):
+        return _("Right values and gradients, but the judge's own reading of your file finds no loop with "
+                 "checkpoint(...) or a torch.autograd.Function with its own backward in chunked_cross_entropy or "
+                 "the functions it calls: without one, autograd keeps every chunk's logits for the backward pass.")
+    return ""
 
 
 def _chunk_cases() -> list[Case]:

@@ -57,13 +57,18 @@ def _same(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
     return torch.equal(a, b)
 
 
-def snapshot(inputs: tuple) -> list:
-    """Per tensor reachable from the inputs: (path, tensor, shape, dtype, version counter, values or a sample)."""
+def tensors_in(inputs: tuple) -> list[tuple[str, torch.Tensor]]:
+    """(path, tensor) for every tensor reachable from the inputs, each once, in a fixed order."""
     found: list = []
     seen: set = set()
     for i, value in enumerate(inputs):
         _tensors_in(value, f"#{i}", found, seen)
-    return [(path, t, tuple(t.shape), t.dtype, t._version, _sample(t)) for path, t in found]
+    return found
+
+
+def snapshot(inputs: tuple) -> list:
+    """Per tensor reachable from the inputs: (path, tensor, shape, dtype, version counter, values or a sample)."""
+    return [(path, t, tuple(t.shape), t.dtype, t._version, _sample(t)) for path, t in tensors_in(inputs)]
 
 
 def changed_inputs(before: list) -> list[str]:

@@ -1,20 +1,13 @@
-"""Checks for chapter 01, embedding lookup (exercises/ch01_embeddings.py)."""
+"""Chapter 01's cases and checks: the named inputs of each exercise and what each check compares."""
 from __future__ import annotations
-
-from functools import lru_cache
 
 import torch
 import torch.nn.functional as F
 
-from .build import cases
-from .compare import CheckFailed, expect_equal, expect_tensor
-from .fixtures import course_embedding, course_ids, random_ids, random_table
-from ..i18n import _, verbatim
-from ..model import Case, Chapter, Exercise, Question
-from .properties import FLOAT_DTYPES, KINDS, LAYOUTS, Recipe, draw, ids_tensor, ordered, with_generated
-from .unchanged import leave_inputs_unchanged
+from ..compare import CheckFailed, expect_equal, expect_tensor
+from ..fixtures import course_embedding, course_ids, random_ids, random_table
+from ...i18n import _, verbatim
 
-# ---------------------------------------------------------------- inputs
 
 LOOKUP_INPUTS = {
     _("1-D ids [3, 7, 3] in a 10 x 4 table (repeated id)"): lambda: (random_table(10, 4, 1), torch.tensor([3, 7, 3])),
@@ -147,8 +140,6 @@ def _check_backward(out, inputs, atol: float = 1e-6, rtol: float = 1e-6):
     ])
 
 
-# ---------------------------------------------------------------- the chapter
-
 # ---------------------------------------------------------------- stretch: embedding_autograd
 
 
@@ -215,185 +206,3 @@ def _check_autograd(out, inputs):
         (_("your gradient counts the lookups (a gradient of ones): sum grad_out's rows, not 1 per lookup."),
          lambda: torch.zeros(V, d, dtype=E.dtype).index_add_(0, flat, torch.ones_like(grad))),
     ])
-
-
-# ---------------------------------------------------------------- generated inputs (grading/checks/properties.py)
-
-N = 40  # generated inputs per exercise, besides the edge cases each lists by hand
-INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.uint16, torch.int32, torch.uint32, torch.int64, torch.uint64)
-ALL_DTYPES = FLOAT_DTYPES + (torch.float8_e4m3fn, torch.float8_e5m2) + INT_DTYPES
-
-
-def _ids_and_tables(n: int, min_dims: int = 0) -> list:
-    """(V, d, ids shape, E's dtype, kind and layout, the ids' layout, seed) tuples drawn by Hypothesis."""
-    from hypothesis import strategies as st
-
-    shape = st.lists(st.integers(0, 3), min_size=min_dims, max_size=3)
-    return draw(st.tuples(st.integers(1, 9), st.integers(1, 5), shape, st.sampled_from(FLOAT_DTYPES),
-                          st.sampled_from(KINDS), st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS),
-                          st.integers(0, 2 ** 16)), n)
-
-
-@lru_cache(maxsize=None)
-def lookup_examples(large: bool = True) -> list:
-    """Tables of every float dtype and layout, ids [*shape] (1 to 3 dims: E[ids] of a 0-d id is a view of E's row,
-    which the contract allows) of every layout; and ids above 2**24 in a bfloat16 table of 2**24 + 8 rows."""
-    out: list = []
-    for V, d, shape, dtype, kind, layout, id_layout, seed in _ids_and_tables(N, min_dims=1):
-        out.append((Recipe((V, d), dtype, kind, 1.0, layout, seed).build(), ids_tensor(tuple(shape), V, id_layout,
-                                                                                       seed + 1)))
-    out += [(torch.ones(1, 1, dtype=torch.float64), torch.zeros(1, 1, dtype=torch.long)),
-            (torch.arange(6.0).reshape(3, 2), torch.tensor([[2, 0, 2]]))]
-    if large:
-        big = torch.zeros(2 ** 24 + 8, 1, dtype=torch.bfloat16)
-        big[-8:, 0] = torch.arange(1.0, 9.0)  # rows 2**24 .. 2**24 + 7; float32 rounds 2**24 + 1 and + 3 away
-        out.append((big, torch.tensor([2 ** 24 + 1, 2 ** 24 + 3, 2 ** 24 + 2])))
-    return ordered(out)
-
-
-def lookup_reference(args: tuple) -> torch.Tensor:
-    return F.embedding(args[1], args[0])
-
-
-@lru_cache(maxsize=None)
-def onehot_examples() -> list:
-    """lookup's, finite tables only: one_hot(ids) @ E multiplies every row by 0, and 0 * -inf is NaN."""
-    return [(E, ids) for E, ids in lookup_examples(large=False) if bool(torch.isfinite(E).all())]
-
-
-def _check_onehot_generated(out, args: tuple) -> None:
-    _check_lookup(out, args)  # the values; the named cases see the matrix product
-
-
-@lru_cache(maxsize=None)
-def offset_examples() -> list:
-    from hypothesis import strategies as st
-
-    drawn = draw(st.tuples(st.integers(0, 2 ** 31), st.integers(1, 2 ** 16), st.sampled_from(ALL_DTYPES)), N)
-    return ordered(list(drawn) + [(0, 1, torch.uint8), (1, 1, torch.int64), (2 ** 50 + 1, 24, torch.float8_e5m2),
-                                  (2 ** 50 + 3, 3, torch.int64)])  # beyond 2**53: a float detour rounds
-
-
-def offset_reference(args: tuple) -> int:
-    i, d, dtype = args
-    return i * d * dtype.itemsize
-
-
-def _check_offset_generated(out, args: tuple) -> None:
-    _check_offset(out, args, expected=offset_reference(args))
-
-
-@lru_cache(maxsize=None)
-def backward_examples() -> list:
-    """Gradients of every float dtype and layout (autograd passes expanded ones), ids of every shape (0-d too) and
-    layout with repeats, vocab_size from max id + 1 up, unused rows."""
-    out: list = []
-    for V, d, shape, dtype, kind, layout, id_layout, seed in _ids_and_tables(N):
-        ids = ids_tensor(tuple(shape), V, id_layout, seed + 1)
-        grad = Recipe(tuple(shape) + (d,), dtype, "uniform" if kind == "uniform" else "normal", 1.0, layout,
-                      seed).build()
-        out.append((grad, ids, V + seed % 3))
-    out += [(torch.ones(1, 1, dtype=torch.float64), torch.zeros(1, dtype=torch.long), 1),
-            (torch.ones(4, dtype=torch.float64).expand(3, 4), torch.tensor([1, 1, 1]), 2),
-            (torch.ones(2, dtype=torch.bfloat16), torch.tensor(4), 5)]
-    return ordered(out)
-
-
-def backward_reference(args: tuple) -> torch.Tensor:
-    grad_out, ids, V = args
-    d = grad_out.shape[-1]
-    expected = torch.zeros(V, d, dtype=torch.float64)
-    expected.index_put_((ids.reshape(-1),), grad_out.double().reshape(-1, d), accumulate=True)
-    return expected.to(grad_out.dtype)
-
-
-def _check_backward_generated(out, args: tuple) -> None:
-    grad_out, ids, V = args
-    repeats = int(torch.bincount(ids.reshape(-1)).max()) if ids.numel() else 1
-    top = float(grad_out.double().abs().max()) if grad_out.numel() else 0.0
-    eps = torch.finfo(grad_out.dtype).eps
-    _check_backward(out, args, atol=max(1e-12, (repeats + 1) * eps * top), rtol=2 * eps)
-
-
-# exercise -> (its examples, its check, the reference shown next to the learner's result)
-GENERATED = {
-    "lookup": (lookup_examples, _check_lookup, lookup_reference),
-    "lookup_onehot": (onehot_examples, _check_onehot_generated, lookup_reference),
-    "row_byte_offset": (offset_examples, _check_offset_generated, offset_reference),
-    "embedding_backward": (backward_examples, _check_backward_generated, backward_reference),
-}
-
-
-CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
-    number="01",
-    module="ch01_embeddings",
-    title=_("Embedding lookup"),
-    exercises=[
-        Exercise(
-            "lookup", _("rows of E for ids of any shape -> [*ids.shape, d]"),
-            cases(LOOKUP_INPUTS, _check_lookup),
-            hint=_("Indexing a tensor with a tensor of ids returns one row per id, in the ids' shape. "
-                   "Nothing to multiply."),
-            uses_course_model=True,
-        ),
-        Exercise(
-            "lookup_onehot", _("the same rows through one_hot(ids) @ E"),
-            cases(LOOKUP_INPUTS, _check_onehot, "record_ops"),
-            hint=_("F.one_hot(ids, num_classes=V) has shape [*ids.shape, V] and integer dtype; convert it with "
-                   ".to(E.dtype) (not .float(): some tables are float16 or bfloat16) before the product with E "
-                   "([V, d])."),
-            uses_course_model=True,
-        ),
-        Exercise(
-            "row_byte_offset", _("byte offset of row i in a contiguous [V, d] table"),
-            cases(OFFSET_INPUTS, _check_offset, constant=True)
-            + [Case(_("row of ' cat' in the real E, checked with data_ptr()"), _real_offset_inputs,
-                     _check_offset_real)],
-            hint=_("A row-major [V, d] table has strides (d, 1) in elements. "
-                   "torch.empty(0, dtype=dtype).element_size() gives the bytes per element."),
-            uses_course_model=True,
-        ),
-        Exercise(
-            "embedding_backward", _("gradient of the table: rows scattered back and summed"),
-            cases(BACKWARD_INPUTS, _check_backward),
-            hint=_("Start from zeros [V, d]; every position t adds grad_out[t] into row ids[t]. Flatten ids and "
-                   "grad_out first so any shape works."),
-        ),
-        Exercise(
-            "embedding_autograd",
-            _("stretch: the lookup as a torch.autograd.Function whose backward is your scatter-add"),
-            cases(AUTOGRAD_INPUTS, _check_autograd, "stretch_autograd"),
-            hint=_("In forward: ctx.save_for_backward(ids); ctx.vocab_size = E.shape[0]; return E[ids] (autograd is "
-                   "off inside forward). In backward: (ids,) = ctx.saved_tensors; return embedding_backward(grad_out, "
-                   "ids, ctx.vocab_size), None. Then embedding_autograd returns EmbeddingLookup.apply(E, ids)."),
-            uses_course_model=True,
-        ),
-    ],
-    quiz=[
-        Question(1, _("The embedding matrix E of a model with vocabulary V and width d has shape:"),
-                 {"a": "[d, V]", "b": "[V, d]", "c": "[V, V]", "d": _("[T, d] for T tokens")},
-                 "25eeca84f03ac8de03c6",
-                 _("Reread 'E is a table of rows' in notebook 01a.")),
-        Question(2, _("Looking up token id i gives the same vector as:"),
-                 {"a": "one_hot(i) @ E", "b": _("column i of E"), "c": "E @ one_hot(i)", "d": "softmax(E)[i]"},
-                 "36044b37cb4716c48612",
-                 _("Reread 'Lookup is a product with a one-hot matrix' in notebook 01a.")),
-        Question(3, _("In a contiguous float32 [V, d] table, row i starts this many bytes after row 0:"),
-                 {"a": "i * d", "b": "i * 4", "c": "i * d * 4", "d": "(i + 1) * d * 4"},
-                 "ee6774e7fe2406085ae8",
-                 _("Reread 'Memory layout' in notebook 01a.")),
-        Question(4, _("Token id 5 appears twice in a batch. The gradient of E's row 5 is:"),
-                 {"a": _("the mean of the two gradients"),
-                  "b": _("the last of the two"),
-                  "c": _("their sum"),
-                  "d": _("zero")},
-                 "7720ec03f1ac7ad9a48b",
-                 _("Reread 'Backward: scatter-add' in notebook 01b.")),
-        Question(5, _("Token ids [3, 7, 3] receive upstream gradient rows filled with 1.0, 2.0 and 5.0. Every entry "
-                      "of the gradient of E's row 3 is:"),
-                 {"a": "5.0", "b": "8.0", "c": "3.0", "d": "6.0"},
-                 "c938c65457850e4cf41e",
-                 _("Reread 'Backward: scatter-add' in notebook 01b: each position adds its gradient into its own "
-                   "row.")),
-    ],
-)), GENERATED)

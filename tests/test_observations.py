@@ -1,0 +1,202 @@
+"""What decides a verdict is not only the learner process's word (issue 38): the zygote's watch on inputs
+(grading/worker/watched.py: copies in shared memory that a forked process changes where its parent sees it,
+compared bit for bit, merged into what the learner's process reported), and the judge's own reading of the
+learner's source for the techniques an exercise asks for (grading/techniques.py)."""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from grading.checks.ch07_head_at_scale.cross_entropy import chunks_in_source
+from grading.techniques import source_facts
+from grading import i18n
+from grading.engine import scheduler
+from grading.model import PASSED, WRONG, CaseResult, ExerciseResult
+
+from grading.engine.observed import NotWatched, with_watched
+from grading.model import Case, Exercise
+from grading.worker.watched import Unwatched, Watch
+
+FORKS = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks (Linux)")
+
+
+def _in_child(fn) -> None:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fn()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _inputs():
+    base = torch.arange(12.0).reshape(3, 4)
+    head = torch.nn.Linear(4, 3, bias=False)
+    return [(base.t(), {"ids": torch.tensor([1, 2])}, head), (torch.tensor([float("nan"), -0.0]),)]
+
+
+@FORKS
+def test_a_change_in_a_forked_process_is_seen_by_path_and_nothing_else_is():
+    originals = _inputs()
+    watch = Watch({"f": originals}, [{"name": "f", "protocols": ["call+unchanged", "call+unchanged"]}], {})
+    ready = watch.ready["f"]
+    assert ready[0][0] is not originals[0][0] and torch.equal(ready[0][0], originals[0][0])
+    assert ready[0][0].stride() == originals[0][0].stride()  # a transposed view stays one
+
+    def learner():
+        ready[0][0][1, 2] = 99.0  # through the view, in place
+        with torch.no_grad():
+            ready[0][2].weight.add_(1)
+        ready[1][0][0] = float("nan")  # the same bits: not a change
+
+    _in_child(learner)
+    assert watch.changed() == {"f": {"0": ["#0", "#2.weight"], "1": []}}
+    assert torch.equal(originals[0][0], torch.arange(12.0).reshape(3, 4).t())  # the originals are untouched
+
+
+@FORKS
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64, torch.bool, torch.int64,
+                                   torch.uint8, torch.complex64])
+def test_every_dtype_is_watched(dtype):
+    x = torch.zeros(4, 3, dtype=dtype)
+    watch = Watch({"f": [(x, x[1:, ::2])]}, [{"name": "f", "protocols": ["call+unchanged"]}], {})
+    mine = watch.ready["f"][0]
+    assert mine[1].untyped_storage().data_ptr() == mine[0].untyped_storage().data_ptr()  # still one storage
+    _in_child(lambda: mine[1].fill_(1))
+    assert watch.changed() == {"f": {"0": ["#0", "#1"]}}
+
+
+def test_unwatched_calls_get_no_copy_and_shared_objects_are_not_copied():
+    E = torch.ones(5, 2)
+    watch = Watch({"f": [(E, torch.zeros(2))]}, [{"name": "f", "protocols": ["call+unchanged"]}], {id(E): E})
+    assert watch.ready["f"][0][0] is E  # the course's shared E: the learner process's word, as documented
+    other = Watch({"g": [(torch.zeros(2),)]}, [{"name": "g", "protocols": ["seeded"]}], {})
+    assert other.ready["g"] == [None] and other.changed() == {}
+
+
+def _exercise(*calls: str) -> Exercise:
+    return Exercise("f", "", [Case(f"case {i}", tuple, lambda r, i: None, call) for i, call in enumerate(calls)], "")
+
+
+def test_what_the_zygote_saw_is_added_to_what_the_process_reported():
+    ex = _exercise("call+unchanged", "each", "seeded")
+    raw = [{"name": "case 0", "output": {"out": 1, "changed": []}},
+           {"name": "case 1", "output": [{"out": 1, "changed": []}, {"error": "x", "changed": ["#1"]}]},
+           {"name": "case 2", "output": {"draws": []}}]
+    got = with_watched(ex, raw, {"changed": {"0": ["#0"], "1": ["#0[1][0]", "#0[0][2][1]"]}})
+    assert got[0]["output"]["changed"] == ["#0"]
+    assert got[1]["output"][0]["changed"] == ["#2[1]"] and got[1]["output"][1]["changed"] == ["#1", "#0"]
+    assert with_watched(ex, raw, None) is raw  # spawn: nothing watched from outside
+
+
+def test_inputs_that_were_to_be_watched_and_were_not_are_not_graded():
+    with pytest.raises(RuntimeError, match="not watched: boom"):
+        Unwatched("boom").changed()
+    with pytest.raises(NotWatched, match="zygote"):
+        with_watched(_exercise("call+unchanged"), [], {"error": "RuntimeError: the zygote ended"})
+    assert with_watched(_exercise("seeded"), [], {"error": "x"}) == []  # no case needed watching
+
+
+# ---------------------------------------------------------------- the judge's own reading of the source
+
+TECHNIQUES = """
+import torch
+from torch.nn.functional import one_hot as oh
+from torch.utils.checkpoint import checkpoint
+
+def _block(h, W, t):
+    return torch.nn.functional.cross_entropy(h @ W.T, t, reduction="sum")
+
+def chunked(h, W, t, chunk):
+    return sum(checkpoint(_block, h[i:i + chunk], W, t[i:i + chunk]) for i in range(0, len(h), chunk))
+
+def one_shot(h, W, t, chunk):
+    return torch.nn.functional.cross_entropy(h @ W.T, t)
+
+def looped_no_checkpoint(h, W, t, chunk):
+    total = 0
+    for i in range(0, len(h), chunk):
+        total = total + _block(h[i:i + chunk], W, t[i:i + chunk])
+    return total
+
+def onehot(E, ids):
+    return oh(ids, E.shape[0]).to(E.dtype) @ E
+
+class Lookup(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, E, ids):
+        return E[ids]
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+def custom(E, ids):
+    return Lookup.apply(E, ids)
+"""
+
+
+def test_the_source_shows_what_each_function_reaches_through_helpers_and_aliases():
+    facts = source_facts(TECHNIQUES, ["chunked", "one_shot", "looped_no_checkpoint", "onehot", "custom", "absent"])
+    assert {"checkpoint", "loop", "@"} <= facts["chunked"]  # the product is in the helper it names
+    assert "loop" not in facts["one_shot"] and "checkpoint" not in facts["looped_no_checkpoint"]
+    assert {"one_hot", "@"} <= facts["onehot"]  # `oh` is one_hot
+    assert {"autograd.Function", "apply"} <= facts["custom"]
+    assert facts["absent"] == frozenset() and source_facts("def (:", ["x"]) == {}
+    assert chunks_in_source(facts["chunked"], "backward") == ""
+    assert chunks_in_source(facts["looped_no_checkpoint"], "record_ops") == ""
+    assert chunks_in_source(facts["looped_no_checkpoint"], "backward") and chunks_in_source(facts["one_shot"],
+                                                                                              "record_ops")
+
+
+def test_a_case_passed_on_the_processs_word_fails_without_the_source_and_only_then():
+    ex = _exercise("record_ops", "call")
+    ex.source_check = lambda facts, call: "" if call != "record_ops" or "one_hot" in facts else "no one_hot"
+    res = ExerciseResult("01", "f", PASSED, [CaseResult("case 0", True), CaseResult("case 1", True)])
+    got = scheduler.by_source(ex, res, frozenset({"matmul"}))
+    assert got.status == WRONG and [c.passed for c in got.cases] == [False, True]
+    assert got.cases[0].message == "no one_hot"
+    ok = ExerciseResult("01", "f", PASSED, [CaseResult("case 0", True), CaseResult("case 1", True)])
+    assert scheduler.by_source(ex, ok, frozenset({"one_hot"})).status == PASSED
+
+
+FORGED_OPS = """
+import sys
+_ch01 = sys.modules.get("grading.worker.calls.ch01")
+_seen = []
+
+class _Forged:  # what the process reports: E in a matrix product, which never ran
+    def __enter__(self):
+        self.calls = []
+        return self
+    def __exit__(self, *exc):
+        E = _seen[-1]
+        self.calls = [("one_hot", []), ("matmul", [[1, E.shape[0]], list(E.shape)])]
+        return False
+
+if _ch01 is not None:
+    _ch01.RecordOps = _Forged
+
+def lookup_onehot(E, ids):
+    _seen.append(E)
+    return E[ids].clone()
+"""
+
+
+@FORKS
+def test_forged_operations_do_not_pass_a_case_that_asks_for_a_technique(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from answers import solution_source
+
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    (folder / "ch01_embeddings.py").write_text(solution_source("ch01_embeddings") + textwrap.dedent(FORGED_OPS))
+    r = i18n.localize(scheduler.grade(folder, "lookup_onehot")[0], "en")
+    assert r.status == WRONG, r
+    failed = [c for c in r.cases if not c.passed]
+    assert failed and all("judge's own reading of your file" in c.message for c in failed), r
