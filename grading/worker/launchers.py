@@ -28,6 +28,7 @@ import threading
 from . import seccomp, wire
 from .limits import IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S, count_tasks, set_limits
 from .windows_job import WindowsJob
+from .zygote import Zygote, become_learner
 
 POSIX = os.name == "posix"
 
@@ -197,8 +198,6 @@ class ForkLauncher:
 
     def warm_up(self) -> None:
         """Fork the zygote now: the worker has been sent nothing yet."""
-        from .zygote import Zygote
-
         if self.zygote is None and sys.platform.startswith("linux"):  # it needs a child subreaper (prctl)
             self.zygote = Zygote(run_child)
 
@@ -209,24 +208,8 @@ class ForkLauncher:
         tasks = count_tasks()
         pid = os.fork()
         if pid == 0:
-            try:
-                os.close(result_r)
-                os.close(output_r)
-                os.setsid()
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                os.dup2(output_w, 1)
-                os.dup2(output_w, 2)
-                os.closerange(3, result_w)  # shed the worker's descriptors: only the two pipes are left
-                os.closerange(result_w + 1, 65536)
-                run_child(msg, learner_file, scratch, result_w, exercises, inputs, tasks)
-            except BaseException:
-                try:
-                    os.write(2, b"grading child failed:\n")
-                except OSError:
-                    pass
-            finally:
-                os._exit(0)
+            become_learner(result_w, output_w, lambda: run_child(msg, learner_file, scratch, result_w, exercises,
+                                                                 inputs, tasks))
         os.close(result_w)
         os.close(output_w)
         return ForkedChild(pid, result_r, output_r)

@@ -19,6 +19,7 @@ import io
 import json
 import os
 import socket
+from typing import Callable, NoReturn
 
 from . import wire
 
@@ -126,7 +127,7 @@ def serve(sock: socket.socket, run_child) -> None:
                     watch = Watch(mine, job["exercises"], shared_objects())
                 except Exception as exc:  # graded anyway; the judge grades none of its watched cases
                     watch = Unwatched(f"{type(exc).__name__}: {exc}")
-                pid = _fork_learner(job, mine, watch.ready, fds[0], fds[1], fd, run_child)
+                pid = _fork_learner(job, mine, watch.ready, fds[0], fds[1], run_child)
                 while len(watches) >= 8:  # never asked about (the worker failed between): forget the oldest
                     watches.pop(next(iter(watches)))
                 watches[pid] = watch
@@ -138,8 +139,29 @@ def serve(sock: socket.socket, run_child) -> None:
                 os.close(f)
 
 
-def _fork_learner(job: dict, inputs: dict, ready: dict, result_w: int, output_w: int, sock_fd: int,
-                  run_child) -> int:
+def become_learner(result_w: int, output_w: int, run: Callable[[], None]) -> NoReturn:
+    """In a freshly forked learner process (from the zygote, or from the worker without one): its own session,
+    stdin from /dev/null, stdout and stderr to `output_w`, no descriptor left but the two pipes; then run(), then
+    exit. Never returns."""
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output_w, 1)
+        os.dup2(output_w, 2)
+        os.closerange(3, result_w)  # the worker's and the zygote's descriptors: only the two pipes are left
+        os.closerange(result_w + 1, 65536)
+        run()
+    except BaseException:
+        try:
+            os.write(2, b"grading child failed:\n")
+        except OSError:
+            pass
+    finally:
+        os._exit(0)
+
+
+def _fork_learner(job: dict, inputs: dict, ready: dict, result_w: int, output_w: int, run_child) -> int:
     """Fork a middle process that forks the learner process and ends at once; the learner's pid."""
     pid_r, pid_w = os.pipe()
     middle = os.fork()
@@ -147,25 +169,11 @@ def _fork_learner(job: dict, inputs: dict, ready: dict, result_w: int, output_w:
         try:
             os.close(pid_r)
             learner = os.fork()
-            if learner:
-                os.write(pid_w, str(learner).encode())
-                os._exit(0)
-            os.close(pid_w)
-            os.close(sock_fd)
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(null, 0)
-            os.dup2(output_w, 1)
-            os.dup2(output_w, 2)
-            os.closerange(3, result_w)  # only the two pipes are left
-            os.closerange(result_w + 1, 65536)
-            run_child(job["msg"], job["learner_file"], job["scratch"], result_w, job["exercises"], inputs,
-                      job["tasks"], ready=ready)
-        except BaseException:
-            try:
-                os.write(2, b"grading child failed:\n")
-            except OSError:
-                pass
+            if learner == 0:
+                become_learner(result_w, output_w, lambda: run_child(
+                    job["msg"], job["learner_file"], job["scratch"], result_w, job["exercises"], inputs, job["tasks"],
+                    ready=ready))
+            os.write(pid_w, str(learner).encode())
         finally:
             os._exit(0)
     os.close(pid_w)
