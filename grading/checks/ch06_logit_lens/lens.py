@@ -134,6 +134,13 @@ def _check_lens(out, inputs):
                   atol=atol, rtol=rtol, check_dtype=not low, mistakes=mistakes)
     if low and out.dtype == model.dtype:
         raise CheckFailed(_(MODEL_DTYPE, dtype=verbatim(model.dtype)))
+    finite = out[torch.isfinite(out)] if isinstance(out, torch.Tensor) and out.is_floating_point() else None
+    if low and finite is not None and finite.numel() and bool((finite.to(model.dtype).float() == finite).all()):
+        # float32 log-probabilities of low-precision logits are almost never all exactly low-precision numbers
+        raise CheckFailed(_("float32 values, but every one is exactly a {dtype} number: you took log_softmax in the "
+                            "model's dtype, then cast (bfloat16 keeps 8 bits, so each log-probability carries that "
+                            "rounding). Cast the logits with .float() before log_softmax.",
+                            dtype=verbatim(model.dtype)))
     expect_that(out.dtype == torch.float32, _("expected dtype torch.float32, got {dtype}.", dtype=verbatim(out.dtype)))
 
 
@@ -226,6 +233,8 @@ KL_INPUTS = {
     _("float64 lens keeps float64"): lambda: (_random_lens(4, 20, 34, dtype=torch.float64),),
     _("sharp distributions (scale 8), where the direction of KL matters"): lambda: (
         _random_lens(5, 15, 35, scale=8.0),),
+    _("a layer rules out a token the final row keeps: inf"): lambda: (
+        torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.25, 0.0], [0.25, 0.25, 0.5]]).log(),),
     _("the course model's lens on {prompt}", prompt=verbatim(repr(FRANCE))): lambda: (course_lens_france()[0],),
 }
 
