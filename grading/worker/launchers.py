@@ -49,7 +49,7 @@ def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exerci
     seccomp.install()  # Linux: no system call that reaches another process (the worker's limits, its memory)
     keep = CopiedPerExercise(shared_objects()) if copies_shared else shared_objects()
     guard.install(scratch, msg.get("blocked", []))
-    learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep, ready or {})
+    learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep, ready)
 
 
 class Child:
