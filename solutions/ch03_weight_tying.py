@@ -97,5 +97,5 @@ def untie_lm_head(model) -> None:
 
 # Chapter 03 quiz: `python judge.py quiz 03` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d"}.
-QUIZ = {1: "d", 2: "c", 3: "a", 4: "d", 5: "b"}  # SOLUTION
+QUIZ = {1: "d", 2: "c", 3: "d", 4: "b", 5: "b"}  # SOLUTION
 # PROMPT: QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None}

@@ -94,5 +94,5 @@ def remove_top_directions(X: Tensor, k: int) -> Tensor:
 
 # Chapter 05 quiz: `python judge.py quiz 05` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
-QUIZ = {1: "b", 2: "d", 3: "a", 4: "d", 5: "a", 6: "b"}  # SOLUTION
+QUIZ = {1: "a", 2: "d", 3: "c", 4: "b", 5: "a", 6: "b"}  # SOLUTION
 # PROMPT: QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

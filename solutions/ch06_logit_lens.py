@@ -104,5 +104,5 @@ def fit_tuned_lens(h_layer: Tensor, h_final: Tensor, ridge: float) -> tuple[Tens
 
 # Chapter 06 quiz: `python judge.py quiz 06` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
-QUIZ = {1: "b", 2: "c", 3: "a", 4: "c", 5: "d", 6: "a"}  # SOLUTION
+QUIZ = {1: "a", 2: "d", 3: "d", 4: "c", 5: "c", 6: "a"}  # SOLUTION
 # PROMPT: QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

@@ -186,5 +186,5 @@ def chunked_cross_entropy(h: Tensor, W: Tensor, targets: Tensor, chunk: int) -> 
 
 # Chapter 07 quiz: `python judge.py quiz 07` prints the questions.
 # Put one letter per question, e.g. {1: "a", 2: "c", 3: "b", 4: "d", 5: "a"}.
-QUIZ = {1: "b", 2: "c", 3: "a", 4: "d", 5: "b", 6: "d"}  # SOLUTION
+QUIZ = {1: "d", 2: "a", 3: "b", 4: "a", 5: "b", 6: "d"}  # SOLUTION
 # PROMPT: QUIZ = {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}

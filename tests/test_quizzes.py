@@ -48,6 +48,16 @@ def test_right_answers_are_spread_over_the_letters():
         assert max(own.count(k) for k in "abcd") <= (len(own) + 3) // 4 + 1, f"chapter {c.number}: right answers {own}"
 
 
+def test_no_position_has_a_favourite_letter():
+    by_position: dict[int, list[str]] = {}
+    for c, q in QUESTIONS:
+        by_position.setdefault(q.id, []).append(_right_letter(c, q))
+    for position, letters in by_position.items():
+        most = max(letters.count(k) for k in "abcd")
+        assert most <= (len(letters) + 3) // 4 + 1, (
+            f"question {position} of the quizzes: right answers {letters}; a learner who noticed would guess it")
+
+
 def test_every_chapter_has_a_numeric_question():
     for c in load_chapters():
         if c.quiz:
