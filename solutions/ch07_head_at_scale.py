@@ -173,7 +173,8 @@ def chunked_cross_entropy(h: Tensor, W: Tensor, targets: Tensor, chunk: int) -> 
              gives the same h.grad and W.grad as that one-shot loss.
 
     Autograd keeps a [chunk, V] tensor of every chunk alive for the backward pass (the log-softmax that each
-    chunk's cross-entropy saves) unless you tell it otherwise: a plain loop over chunks saves no memory at all.
+    chunk's cross-entropy saves) unless you tell it otherwise: a plain loop over chunks drops only the passing logits
+    and still holds N x V numbers until the backward pass, so its memory grows with N like the one-shot loss's.
     """
     # BEGIN SOLUTION
     total = h.new_zeros(())
