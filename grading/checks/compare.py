@@ -37,7 +37,8 @@ def matches(got: Any, wrong: Any, atol: float = 1e-5, rtol: float = 1e-4) -> boo
             return (isinstance(got, (tuple, list)) and len(got) == len(wrong)
                     and all(matches(g, w, atol, rtol) for g, w in zip(got, wrong)))
         if isinstance(wrong, float):
-            return isinstance(got, (int, float)) and abs(got - wrong) <= atol + rtol * abs(wrong)
+            return isinstance(got, (int, float)) and (abs(got - wrong) <= atol + rtol * abs(wrong)
+                                                       or (math.isnan(got) and math.isnan(wrong)))  # as tensors do
         return type(got) is type(wrong) and got == wrong
     except Exception:
         return False

@@ -112,6 +112,8 @@ def contributions_examples() -> list[Example]:
     out += [(h * 1e-9, w) for h, w in full[:2]] + [(h * 1e-20, w) for h, w in full[2:4]]
     big = torch.tensor([300.0, -200.0, 250.0, 120.0])  # |h|^2 = 205,300 > 65,504: float16 overflows
     out += [(big.half(), (big * 0.5).flip(0).half()), (big.bfloat16(), big.bfloat16())]
+    huge = big * 1e17  # |h|^2 = 2e39: past float32's (and bfloat16's) largest number, fine in float64
+    out += [(huge.bfloat16(), (huge * 0.5).flip(0).bfloat16()), (huge, huge.flip(0))]
     h_eq = torch.randn(7, generator=torch.Generator().manual_seed(0))  # float32: h.h / (|h| |h|) = 1.0000001
     out.append((h_eq, h_eq.clone()))
     return ordered(out)

@@ -206,18 +206,21 @@ def _exact_cos(hd: torch.Tensor, wd: torch.Tensor) -> float:
 
 
 def _cos_mistakes(h, w, hd, wd, ref_cos: float) -> list:
-    """F.cosine_similarity's epsilon on tiny vectors; a cosine computed in half precision that overflows."""
+    """F.cosine_similarity's epsilon on tiny vectors; a cosine computed in the input's half precision or in float32,
+    where products and norms overflow or underflow."""
     out = []
     eps_cos = float(F.cosine_similarity(hd, wd, dim=0))
     if abs(eps_cos - ref_cos) > 1e-3:
         out.append((_("F.cosine_similarity divides by max(|h|, eps) and max(|w|, eps) with eps = 1e-8, so the cosine "
                       "of tiny vectors comes out near 0: divide h.w by |h| |w| yourself (in float64)."), eps_cos))
-    if h.dtype in (torch.float16, torch.bfloat16):
+    for dtype in dict.fromkeys(d for d in (h.dtype, torch.float32) if d != torch.float64):
         with torch.no_grad():
-            half = float(((h * w).sum() / (h.norm() * w.norm())).clamp(-1, 1))
-        if not abs(half - ref_cos) <= 1e-2:
-            out.append((_("you computed the cosine in {dtype}: its products or norms overflow there (65,504 is "
-                          "float16's largest number). Compute it in float64.", dtype=str(h.dtype)), half))
+            hl, wl = h.to(dtype), w.to(dtype)
+            low = float(((hl * wl).sum() / (hl.norm() * wl.norm())).clamp(-1, 1))
+        if not abs(low - ref_cos) <= 1e-2:
+            out.append((_("you computed the cosine in a dtype narrower than float64 (the input's own half precision, "
+                          "or float32): its products or norms overflow or underflow there (float16 ends at 65,504, "
+                          "float32 and bfloat16 near 3.4e38). Compute it in float64."), low))
     return out
 
 
@@ -258,7 +261,7 @@ def _check_contributions(out, inputs, cos_tol: float = 1e-5):
     expect_that(not isinstance(value, float) or not 1.0 < abs(value) <= 1.0 + 1e-4, _(  # far outside: see below
         "cos = {value!r} lies outside [-1, 1]: rounding can push |h.w| / (|h| |w|) just past 1 (for h == w, say). "
         "Clamp the cosine into [-1, 1].", value=value))
-    expect_that(not (isinstance(value, float) and np.isnan(value)),
+    expect_that(not (isinstance(value, float) and np.isnan(value)) or bool(hd.norm() * wd.norm() > 0),
                 _("cos: you returned NaN. A zero vector has no direction, so |h| |w| = 0: return 0.0 in that case."))
     expect_float(cos, ref_cos, _("cosine of the angle between h and w"), atol=cos_tol, rtol=cos_tol, mistakes=wrong,
                  python=True)
