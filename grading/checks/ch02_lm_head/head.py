@@ -52,6 +52,9 @@ def _logits_mistakes(h, W, b):
     if h.dim() >= 2 and h.shape[-2] > 0:
         yield (_("you kept only the last position. The head scores every position it is given; choosing the last "
                  "one is the caller's business."), lambda: full[..., -1, :])
+    for squeezed in [full.squeeze()] + [full.squeeze(i) for i, n in enumerate(full.shape) if n == 1]:
+        yield (_("you squeezed away a size-one dimension: logits keep every dimension of h, so a [1, d] h gives [1, V] "
+                 "logits (no .squeeze())."), squeezed)
 
 
 def _check_logits(out, inputs):

@@ -80,6 +80,9 @@ def _count_mistakes(model: nn.Module):
     yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
              "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
            lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
+    yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
+             "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
+           lambda: sum(p.numel() for p in {p.data_ptr(): p for p in list(model.parameters())[::-1]}.values()))
     by_storage = [(p.untyped_storage().data_ptr(), p) for p in model.parameters()]
     for kept in (by_storage, by_storage[::-1]):  # a dict keeps the last Parameter of a storage, setdefault the first
         yield (_("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one "

@@ -54,10 +54,11 @@ def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
     return out
 
 
-def _greedy_wrong(model, ids, n, position: int) -> torch.Tensor:
+def _greedy_wrong(model, ids, n, position: int, last_only: bool = False) -> torch.Tensor:
     with torch.no_grad():
         for _step in range(n):
-            ids = torch.cat([ids, model(ids).logits[:, position].argmax(-1, keepdim=True)], -1)
+            seen = ids[:, -1:] if last_only else ids
+            ids = torch.cat([ids, model(seen).logits[:, position].argmax(-1, keepdim=True)], -1)
     return ids
 
 
@@ -103,6 +104,9 @@ def _check_ids(out, inputs):
         (_("you dropped the batch dimension; keep [B, T + max_new_tokens]."), lambda: expected[0]),
         (_("you predicted from the first position (logits[:, 0]); the next token comes from the LAST position, "
            "logits[:, -1]."), lambda: _greedy_wrong(model, ids, n, 0)),
+        (_("you fed the model only the last token at each step, as if it kept a cache: without past_key_values it "
+           "sees no context. Give it the whole sequence so far (or pass past_key_values back in)."),
+         lambda: _greedy_wrong(model, ids, n, -1, last_only=True)),
         (_("you stopped at the end-of-sequence token: this loop always adds exactly max_new_tokens tokens, like "
            "generate(..., max_new_tokens=n) with no eos_token_id (stopping is a separate feature)."),
          lambda: _stopped_at_eos(model, ids, expected)),

@@ -72,6 +72,10 @@ def _check_remove_top(out, inputs):
            "first k columns."), lambda: removed(torch.linalg.svd(centred, full_matrices=False)[2][:, :k].T)
          if k and centred.shape[1] == d else None),
     ]
+    if k == 0:
+        mistakes.append((_("with k = 0 you removed every direction: a slice such as [:, -k:] is [:, 0:], all of them, "
+                           "when k = 0. Nothing is removed for k = 0: return the centred data."),
+                         torch.zeros_like(expected).to(X.dtype)))
     for kk, word in ((k - 1, "k - 1"), (k + 1, "k + 1")):
         if 0 <= kk <= d:
             mistakes.append((_("an off-by-one: you removed {word} directions.", word=word),

@@ -95,8 +95,8 @@ def _check_lse(out, inputs, x):
         (_("you computed log(sum_r s_r * exp(local_max[r])) directly: exp overflows (or underflows) for large "
            "logits. Factor out the global max: M + log(sum_r s_r * exp(m_r - M))."),
          lambda: torch.log((clean * torch.exp(m)).sum(0))),
-        (_("a rank (or a whole row) of -inf: exp(-inf - (-inf)) is NaN. Skip ranks whose max is -inf, and return "
-           "-inf where every rank is -inf."), lambda: big + torch.log((s * torch.exp(m - big)).sum(0))),
+        (_("a rank (or a whole row) of -inf turned into NaN (exp(-inf - (-inf)) is NaN, and so may be the sum such "
+           "a rank reports). Skip ranks whose max is -inf, and return -inf where every rank is -inf."), lambda: big + torch.log((s * torch.exp(m - big)).sum(0))),
         (_("you replaced a -inf local max by 0 before taking the global max: where every finite rank lies far "
            "below 0, the shift becomes 0 and their sums underflow to 0 (log 0 = -inf). Take the max over the ranks "
            "as they are, and replace only a max that is still -inf."), lambda: zero_max()),
