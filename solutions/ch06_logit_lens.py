@@ -63,16 +63,17 @@ def kl_to_final(lens: Tensor) -> Tensor:
     lens:    [L, V] log-probabilities (each row sums to 1 after exp), the last row is the final layer.
              An entry may be -inf (a token with probability 0).
     returns: [L], same dtype as lens; KL(P || Q) = sum_v P(v) * (log P(v) - log Q(v)) with P the last
-             row and Q row i. The last entry is exactly 0. A token the final row gives probability 0 adds
-             0 (0 log 0 = 0, never NaN); one that row i rules out and the final row does not makes it inf.
+             row and Q row i. The last entry is exactly 0. A token the final row gives probability 0 (-inf,
+             or a log-probability so low that its exp is 0) adds 0 (0 log 0 = 0, never NaN); one that row i
+             rules out and the final row does not makes it inf.
 
     Example: lens = torch.tensor([[0.5, 0.5], [0.9, 0.1]]).log()
              kl_to_final(lens) -> tensor([0.3681, 0.0000])   (0.9 ln 1.8 + 0.1 ln 0.2)
     """
     # BEGIN SOLUTION
     final = lens[-1]
-    terms = final.exp() * (final - lens)
-    kl = torch.where(torch.isneginf(final), 0.0, terms).sum(dim=-1)  # 0 * log 0 = 0: a token final rules out adds 0
+    p = final.exp()
+    kl = torch.where(p == 0, 0.0, p * (final - lens)).sum(dim=-1)  # 0 * log 0 = 0 (and 0 * inf is not NaN)
     kl[-1] = 0.0  # the same row: exactly zero
     return kl
     # END SOLUTION

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import copy
 
+import math
+
 import torch
 from torch.distributions import Categorical, kl_divergence
 
@@ -235,6 +237,9 @@ KL_INPUTS = {
         _random_lens(5, 15, 35, scale=8.0),),
     _("a layer rules out a token the final row keeps: inf"): lambda: (
         torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.25, 0.0], [0.25, 0.25, 0.5]]).log(),),
+    _("the final row's probability underflows to 0 (log-probability -800) where a layer has -inf: adds 0, not NaN"):
+        lambda: (torch.tensor([[0.0, -3.0, -math.inf], [-0.5, -1.0, -800.0], [-0.1, -2.4, -800.0]])
+                 .log_softmax(-1),),
     _("the course model's lens on {prompt}", prompt=verbatim(repr(FRANCE))): lambda: (course_lens_france()[0],),
 }
 
@@ -295,6 +300,10 @@ def _check_kl(out, inputs):
         (_("the final distribution rules a token out (log-probability -inf): there P * (log P - log Q) is "
            "0 * (-inf) = NaN, yet the term is 0 (0 log 0 = 0). Drop those tokens from the sum (torch.where on "
            "torch.isneginf of the final row)."), lambda: _last_zero((p * (lens[-1] - lens)).sum(-1))),
+        (_("you dropped only the tokens whose final log-probability is -inf: one so low that its exp is 0 (here "
+           "-800), against a layer's -inf, gives 0 * inf = NaN, yet the term is 0. Drop the tokens whose final "
+           "PROBABILITY is 0 (torch.where(p == 0, 0, ...))."),
+         lambda: _last_zero(torch.where(torch.isneginf(lens[-1]), 0.0, p * (lens[-1] - lens)).sum(-1))),
     ] + ([(EPSILON, lambda eps=eps: _kl_plus_eps(lens, eps)) for eps in (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)]
          if lens.dtype == torch.float64 or bool(torch.isneginf(lens[:-1]).any()) else []))
     expect_that(float(out[-1]) == 0.0, _("KL of the final layer with itself must be exactly 0."))
