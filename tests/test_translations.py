@@ -100,3 +100,34 @@ def test_a_changed_stub_docstring_makes_its_translated_contract_stale(tmp_path):
     stub = tmp_path / "exercises" / "ch04_sampling.py"
     stub.write_text(stub.read_text(encoding="utf-8").replace('    """', '    """Changed. ', 1), encoding="utf-8")
     assert any("changed since" in p for p in translations.contract_problems(LANG, tmp_path / "notebooks"))
+
+
+def test_translated_outputs_must_carry_the_english_numbers(tmp_path):
+    """The quiz cell of a Chinese notebook prints in Chinese: accepted because every number is the English one;
+    changing one number in it, or its figure, makes the notebook out of step, and sync keeps the Chinese words."""
+    english = _copy_pair(tmp_path, "07_head_at_scale.ipynb")
+    target = tmp_path / LANG / english.name
+    en_cells = {c["id"]: c for c in json.loads(english.read_text(encoding="utf-8"))["cells"]}
+    tr = json.loads(target.read_text(encoding="utf-8"))
+    quiz = next(c for c in tr["cells"] if c["cell_type"] == "code" and "show_quiz" in "".join(c["source"]))
+    assert quiz["outputs"] != en_cells[quiz["id"]]["outputs"] and "测验" in "".join(quiz["outputs"][0]["text"])
+    assert translations.compare(english, LANG).ok
+    translations.sync(english, LANG)
+    assert "测验" in json.dumps(json.loads(target.read_text(encoding="utf-8")), ensure_ascii=False)
+
+    edited = json.loads(json.dumps(tr))
+    cell = next(c for c in edited["cells"] if c["id"] == quiz["id"])
+    lines = cell["outputs"][0]["text"]
+    i = next(i for i, line in enumerate(lines) if "151,936" in line or "0.6" in line or "12,288" in line)
+    lines[i] = lines[i].replace("12,288", "12,289").replace("151,936", "151,937").replace("0.6", "0.7")
+    target.write_text(json.dumps(edited, indent=1, ensure_ascii=False), encoding="utf-8")
+    report = translations.compare(english, LANG)
+    assert not report.ok and any(quiz["id"] in line for line in report.layout)
+
+    figure = next(c for c in tr["cells"] if any("image/png" in o.get("data", {}) for o in c.get("outputs", [])))
+    out = next(o for o in figure["outputs"] if "image/png" in o.get("data", {}))
+    assert not translations.same_numbers([out], [dict(out, data=dict(out["data"], **{"image/png": "iVBOR"}))])
+    assert translations.same_numbers([{"output_type": "stream", "name": "stdout", "text": ["top 3 of 10: 0.25\n"]}],
+                                     [{"output_type": "stream", "name": "stdout", "text": ["10 个中的前 3 个：0.25\n"]}])
+    assert not translations.same_numbers([{"output_type": "stream", "name": "stdout", "text": ["p = 0.25\n"]}],
+                                         [{"output_type": "stream", "name": "stdout", "text": ["p = 0.26\n"]}])

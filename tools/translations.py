@@ -7,8 +7,9 @@
     python tools/translations.py check zh         # exit 1 if anything is out of step (the test suite runs this)
 
 A translated notebook has the English notebook's cells in the same order with the same ids. Code cells carry the
-English code (comments may be translated) and the English outputs: the translation is never executed, nbval runs
-the English one. Each markdown cell records in its metadata the hash of the English source it translates, so an
+English code (comments may be translated) and the English outputs, or outputs in the edition's language that carry
+exactly the same numbers (`same_numbers`: what the course's own code prints through its catalogs, such as the quiz);
+nbval runs the English one. Each markdown cell records in its metadata the hash of the English source it translates, so an
 English edit makes it stale until a translator looks at it again.
 """
 from __future__ import annotations
@@ -28,6 +29,36 @@ KEY = "translation"  # cell metadata: {"sha": hash of the English source this ce
 CONTRACTS = "contracts"  # in KEY: [{"function": name, "sha": hash of the stub docstring the cell translates}, ...]
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 ANCHOR = re.compile(r"<a\s+(?:id|name)=[\"']([^\"']+)[\"']|\]\((#[^)\s]+|[\w./-]+\.ipynb(?:#[^)\s]*)?)\)")
+
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex")
+
+
+def _numbers(text: str | list[str]) -> list[str]:
+    return sorted(NUMBER.findall(text if isinstance(text, str) else "".join(text)))
+
+
+def same_numbers(english: list[dict], translated: list[dict]) -> bool:
+    """True if a translated cell's outputs are the English ones in other words: the same outputs, kinds and
+    execution counts, every non-text payload (figures) identical, every text carrying the same numbers (as a
+    multiset: a translation may reorder a sentence, never change or drop a number)."""
+    if len(english) != len(translated):
+        return False
+    for e, t in zip(english, translated):
+        if (e.get("output_type"), e.get("name"), e.get("execution_count")) != (
+                t.get("output_type"), t.get("name"), t.get("execution_count")):
+            return False
+        if e.get("output_type") == "stream":
+            if _numbers(e.get("text", "")) != _numbers(t.get("text", "")):
+                return False
+            continue
+        ed, td = e.get("data", {}), t.get("data", {})
+        if set(ed) != set(td) or any(ed[k] != td[k] for k in ed if k not in TEXT_MIMES):
+            return False
+        if any(_numbers(ed[k]) != _numbers(td[k]) for k in ed if k in TEXT_MIMES) or e.get("ename") != t.get("ename"):
+            return False
+    return True
 
 
 def english_hash(source: str) -> str:
@@ -158,8 +189,9 @@ def compare(english: Path, lang: str) -> Report:
         elif e["cell_type"] == "code":
             if code_tokens(es) != code_tokens(ts):
                 report.layout.append(f"cell {cid}: the code differs from the English edition (only comments may)")
-            if e.get("outputs") != t.get("outputs"):
-                report.layout.append(f"cell {cid}: the outputs differ from the English edition: run sync")
+            if e.get("outputs") != t.get("outputs") and not same_numbers(e.get("outputs", []), t.get("outputs", [])):
+                report.layout.append(f"cell {cid}: the outputs differ from the English edition (not only in their "
+                                     "words: in kind, numbers or figures): run sync, or run the cell again")
         elif e["cell_type"] == "markdown":
             recorded = (t.get("metadata", {}).get(KEY) or {}).get("sha")
             if recorded is None:
@@ -186,6 +218,8 @@ def sync(english: Path, lang: str) -> Report:
         if t is not None and t["cell_type"] == e["cell_type"]:
             if e["cell_type"] == "code" and code_tokens(_source(t)) == code_tokens(_source(e)):
                 cell["source"] = t["source"]  # keep translated comments
+                if same_numbers(e.get("outputs", []), t.get("outputs", [])):
+                    cell["outputs"] = t["outputs"]  # outputs in the edition's language, with the English numbers
             elif e["cell_type"] != "code":
                 cell["source"] = t["source"]
                 if KEY in t.get("metadata", {}):
