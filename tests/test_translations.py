@@ -131,3 +131,15 @@ def test_translated_outputs_must_carry_the_english_numbers(tmp_path):
                                      [{"output_type": "stream", "name": "stdout", "text": ["10 个中的前 3 个：0.25\n"]}])
     assert not translations.same_numbers([{"output_type": "stream", "name": "stdout", "text": ["p = 0.25\n"]}],
                                          [{"output_type": "stream", "name": "stdout", "text": ["p = 0.26\n"]}])
+
+
+def test_every_chinese_quiz_listing_is_in_chinese():
+    """show_quiz follows the notebook's edition, so each Chinese notebook's saved quiz listing is Chinese."""
+    quizzes = 0
+    for path in TRANSLATED:
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code" and "show_quiz(" in "".join(cell["source"]):
+                quizzes += 1
+                text = "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+                assert "测验" in text and "Chapter" not in text, f"{path.name}: the quiz listing is not in Chinese"
+    assert quizzes == 8
