@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from .figure_text import _
+
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -43,17 +45,18 @@ def _numeric(text: str) -> bool:
 
 
 def plot_token_bars(labels: Sequence[str], values: Sequence[float], highlight: int | None = None,
-                    title: str = "", xlabel: str = "probability", ax=None):
-    """Horizontal bar chart of tokens (largest at the top), one bar optionally highlighted."""
+                    title: str = "", xlabel: str | None = None, ax=None):
+    """Horizontal bar chart of tokens (largest at the top), one bar optionally highlighted; `xlabel` defaults to
+    "probability" in the course's language."""
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 0.35 * len(labels) + 1.2))
+        _fig, ax = plt.subplots(figsize=(7, 0.35 * len(labels) + 1.2))
     colors = ["tab:orange" if i == highlight else "tab:blue" for i in range(len(labels))]
     y = list(range(len(labels)))[::-1]
     ax.barh(y, values, color=colors)
     ax.set_yticks(y, labels)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(_("probability") if xlabel is None else xlabel)
     if title:
         ax.set_title(title)
     for yi, v in zip(y, values):

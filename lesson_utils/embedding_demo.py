@@ -11,6 +11,8 @@ from typing import Sequence
 
 import torch
 
+from .figure_text import _
+
 SAMPLE_TEXTS: dict[str, str] = {
     "news": (
         "The city council voted on Tuesday to extend the night bus service to the northern suburbs, "
@@ -110,16 +112,16 @@ def plot_gradient_rows(grad: torch.Tensor, ids: Sequence[int], title: str = "", 
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
+        _fig, ax = plt.subplots(figsize=(6, 4))
     g = grad.detach().float().numpy()
     limit = float(abs(g).max()) or 1.0
     image = ax.imshow(g, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
     counts = Counter(int(i) for i in ids)
-    ax.set_yticks(range(g.shape[0]),
-                  [f"row {r}" + (f"  (id used {counts[r]}x)" if r in counts else "") for r in range(g.shape[0])])
-    ax.set_xticks(range(g.shape[1]), [f"dim {j}" for j in range(g.shape[1])])
-    ax.set_xlabel("embedding dimension")
-    ax.set_title(title or "gradient of E")
+    ax.set_yticks(range(g.shape[0]), [_("row {row}", row=r) + ("  " + _("(id used {count}x)", count=counts[r])
+                                                                   if r in counts else "") for r in range(g.shape[0])])
+    ax.set_xticks(range(g.shape[1]), [_("dim {j}", j=j) for j in range(g.shape[1])])
+    ax.set_xlabel(_("embedding dimension"))
+    ax.set_title(title or _("gradient of E"))
     if annotate:
         for r in range(g.shape[0]):
             for j in range(g.shape[1]):
@@ -127,9 +129,9 @@ def plot_gradient_rows(grad: torch.Tensor, ids: Sequence[int], title: str = "", 
                         color="white" if abs(g[r, j]) > 0.6 * limit else "black")
     if row_sums:
         for r in range(g.shape[0]):
-            ax.text(g.shape[1] - 0.4, r, f" sum {g[r].sum() + 0.0:g}", va="center", fontsize=9)
+            ax.text(g.shape[1] - 0.4, r, " " + _("sum {value:g}", value=g[r].sum() + 0.0), va="center", fontsize=9)
         ax.set_xlim(-0.5, g.shape[1] + 0.6)
-    plt.colorbar(image, ax=ax, label="gradient value")
+    plt.colorbar(image, ax=ax, label=_("gradient value"))
     return ax
 
 
@@ -138,13 +140,13 @@ def plot_timings(labels: Sequence[str], seconds: Sequence[float], title: str = "
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 0.6 * len(labels) + 1.2))
+        _fig, ax = plt.subplots(figsize=(7, 0.6 * len(labels) + 1.2))
     micro = [s * 1e6 for s in seconds]
     y = list(range(len(labels)))[::-1]
     ax.barh(y, micro, color=["tab:green", "tab:red", "tab:orange", "tab:purple"][: len(labels)])
     ax.set_yticks(y, labels)
     ax.set_xscale("log")
-    ax.set_xlabel("time per call (microseconds, log scale)")
+    ax.set_xlabel(_("time per call (microseconds, log scale)"))
     for yi, v in zip(y, micro):
         ax.text(v, yi, f" {v:,.0f} µs", va="center", fontsize=9)
     ax.margins(x=0.3)
@@ -163,15 +165,15 @@ def plot_sparse_updates(counts: torch.Tensor, row_grad_norm: torch.Tensor, token
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     ranked = torch.sort(c, descending=True).values
     left.loglog(range(1, len(ranked) + 1), ranked.tolist(), marker=".", linestyle="none")
-    left.set_xlabel("rank of the token in this batch")
-    left.set_ylabel("occurrences in the batch")
-    left.set_title(f"the {len(used)} distinct ids of the batch, most frequent first")
+    left.set_xlabel(_("rank of the token in this batch"))
+    left.set_ylabel(_("occurrences in the batch"))
+    left.set_title(_("the {n} distinct ids of the batch, most frequent first", n=len(used)))
     right.scatter(c.tolist(), n.tolist(), s=12, alpha=0.6)
     right.set_xscale("log")
     right.set_yscale("log")
-    right.set_xlabel("occurrences of the id in the batch")
-    right.set_ylabel("norm of its row's gradient")
-    right.set_title("gradient of each used row against its number of uses")
+    right.set_xlabel(_("occurrences of the id in the batch"))
+    right.set_ylabel(_("norm of its row's gradient"))
+    right.set_title(_("gradient of each used row against its number of uses"))
     if tokenizer is not None:
         from .display import token_label
 

@@ -5,6 +5,8 @@ from typing import Sequence
 
 import torch
 
+from .figure_text import _
+
 
 def group_colors(groups: Sequence[str]) -> dict[str, tuple]:
     """One distinct colour per group name, in order of first appearance (matplotlib's tab10 palette)."""
@@ -47,7 +49,7 @@ def plot_word_map(coords: torch.Tensor, words: Sequence[str], groups: Sequence[s
         ax.set_title(title)
     if legend:  # 3-D: the top-left corner, which the box of axes leaves empty; 2-D: where there are fewest points
         where = {"loc": "upper left", "bbox_to_anchor": (0.0, 1.0)} if dims == 3 else {"loc": "best"}
-        ax.legend(fontsize=8, title="group", title_fontsize=8, **where)
+        ax.legend(fontsize=8, title=_("group"), title_fontsize=8, **where)
     return ax
 
 

@@ -6,21 +6,22 @@ from pathlib import Path
 
 import torch
 
+from .edition import _
+
 
 class ModelNotAvailable(RuntimeError):
     """The model is neither on disk nor downloadable right now; the message says how to get it."""
 
 
 def _how_to_get(name: str) -> str:
-    return (
-        f"The model {name!r} is not in your Hugging Face cache and cannot be downloaded now "
+    return _(
+        "The model {name!r} is not in your Hugging Face cache and cannot be downloaded now "
         "(offline, or HF_HUB_OFFLINE=1).\n"
         "To use it, on a machine with internet run:\n"
-        f"    hf download {name}\n"
+        "    hf download {name}\n"
         "then either work on that machine, copy its ~/.cache/huggingface/hub folder to the same "
         "place on this one, or pass the downloaded folder's path: load_model('/path/to/folder').\n"
-        "Every chapter runs without it: the course model comes from `load_course_model()`."
-    )
+        "Every chapter runs without it: the course model comes from `load_course_model()`.", name=name)
 
 
 def _from_pretrained(name: str, local_only: bool, dtype: torch.dtype):

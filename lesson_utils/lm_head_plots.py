@@ -8,6 +8,8 @@ from typing import Sequence
 
 import torch
 
+from .figure_text import _
+
 POSITIVE, NEGATIVE = "tab:green", "tab:red"
 
 
@@ -17,13 +19,13 @@ def plot_contributions(contributions: torch.Tensor, title: str = "", ax=None):
 
     c = contributions.detach().double().cpu()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3))
+        _fig, ax = plt.subplots(figsize=(7, 3))
     colors = [POSITIVE if v >= 0 else NEGATIVE for v in c.tolist()]
     ax.bar(range(len(c)), c.tolist(), color=colors, width=1.0 if len(c) > 50 else 0.8)
     ax.axhline(0, color="black", linewidth=0.6)
-    ax.set_xlabel("dimension i")
+    ax.set_xlabel(_("dimension i"))
     ax.set_ylabel("h[i] * w[i]")
-    ax.set_title(title or f"sum of the bars = logit = {float(c.sum()):.3f}")
+    ax.set_title(title or _("sum of the bars = logit = {value:.3f}", value=float(c.sum())))
     return ax
 
 
@@ -35,13 +37,14 @@ def plot_cumulative_contributions(contributions: torch.Tensor, title: str = "", 
     ordered = c[c.abs().argsort(descending=True)]
     running = ordered.cumsum(0)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3))
+        _fig, ax = plt.subplots(figsize=(7, 3))
     ax.plot(range(1, len(c) + 1), running.tolist(), color="tab:blue")
-    ax.axhline(float(c.sum()), color="tab:orange", linestyle="--", label=f"logit = {float(c.sum()):.3f}")
+    ax.axhline(float(c.sum()), color="tab:orange", linestyle="--",
+               label=_("logit = {value:.3f}", value=float(c.sum())))
     ax.set_xscale("log")
-    ax.set_xlabel("number of dimensions added (largest |h[i] * w[i]| first)")
-    ax.set_ylabel("running sum")
-    ax.set_title(title or "how the logit builds up")
+    ax.set_xlabel(_("number of dimensions added (largest |h[i] * w[i]| first)"))
+    ax.set_ylabel(_("running sum"))
+    ax.set_title(title or _("how the logit builds up"))
     ax.legend(loc="lower right")
     return ax
 
@@ -51,13 +54,13 @@ def plot_cost_ratio(positions: Sequence[int], ratios: Sequence[float], title: st
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(positions, positions, "--", color="gray", label="FLOP ratio = T")
-    ax.plot(positions, ratios, "o-", color="tab:blue", label="measured time ratio")
+        _fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(positions, positions, "--", color="gray", label=_("FLOP ratio = T"))
+    ax.plot(positions, ratios, "o-", color="tab:blue", label=_("measured time ratio"))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("positions T given to the head")
-    ax.set_ylabel("cost relative to 1 position")
-    ax.set_title(title or "LM head on T positions vs on the last one")
+    ax.set_xlabel(_("positions T given to the head"))
+    ax.set_ylabel(_("cost relative to 1 position"))
+    ax.set_title(title or _("LM head on T positions vs on the last one"))
     ax.legend()
     return ax

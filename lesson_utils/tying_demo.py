@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .edition import _
 from .portable import clean_round
 
 DETERMINERS = ["the", "a", "this", "that", "every", "some", "my", "no"]
@@ -172,12 +173,12 @@ def two_decimals(x: float, signed: bool = False) -> str:
 
 
 def cosine_band(cosine: float) -> str:
-    """A wide band for a mean cosine, so a printed table reads the same on every CPU."""
+    """A wide band for a mean cosine, so a printed table reads the same on every CPU (in the course's language)."""
     if cosine > 0.6:
-        return "above 0.6"
+        return _("above 0.6")
     if cosine < 0.25:
-        return "below 0.25"
-    return "0.25 to 0.6"
+        return _("below 0.25")
+    return _("0.25 to 0.6")
 
 
 def reference_facts() -> dict[str, dict]:

@@ -1,0 +1,60 @@
+"""The text the course's figures draw: in the reader's language, in a font that has its characters.
+
+The plotting helpers write their own labels as `_("probability")` with this module's `_`: lesson_utils/edition.py's
+translation, except that a Chinese figure stays in English where no installed font has Chinese characters (matplotlib
+would draw empty boxes). For Chinese, `use_cjk_font` puts an installed CJK font first in matplotlib's sans-serif list.
+"""
+from __future__ import annotations
+
+from . import edition
+
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
+             "PingFang SC", "Heiti SC", "SimHei")  # in order of preference
+NEEDS_CJK = ("zh",)
+_told = False  # the note that figures stay in English is printed once per kernel
+
+
+def installed_fonts() -> set[str]:
+    """The family names of the fonts matplotlib knows here."""
+    from matplotlib import font_manager
+
+    return {font.name for font in font_manager.fontManager.ttflist}
+
+
+def cjk_font() -> str | None:
+    """The first of CJK_FONTS that is installed, or None."""
+    names = installed_fonts()
+    return next((name for name in CJK_FONTS if name in names), None)
+
+
+def use_cjk_font(lang: str | None = None) -> bool:
+    """Make matplotlib able to draw `lang` (default: the course's language): for Chinese, put an installed CJK font
+    first in rcParams["font.sans-serif"]. False when it cannot (Chinese, no CJK font): figures then stay in English."""
+    if (lang or edition.language()) not in NEEDS_CJK:
+        return True
+    font = cjk_font()
+    if font is None:
+        _tell_once()
+        return False
+    import matplotlib
+
+    fonts = list(matplotlib.rcParams["font.sans-serif"])
+    if fonts[:1] != [font]:
+        matplotlib.rcParams["font.sans-serif"] = [font] + [f for f in fonts if f != font]
+    return True
+
+
+def _tell_once() -> None:
+    global _told
+    if not _told:
+        _told = True
+        print(edition._("The figures are labelled in English: no font with Chinese characters is installed (for "
+                        "example Noto Sans CJK SC, Source Han Sans SC or WenQuanYi Zen Hei)."))
+
+
+def _(msgid: str, /, **kwargs: object) -> str:
+    """`msgid` (an English `str.format` template) filled with `kwargs`, in the course's language where a font can
+    draw it (`use_cjk_font`), else in English."""
+    if use_cjk_font():
+        return edition._(msgid, **kwargs)
+    return msgid.format(**kwargs) if kwargs else msgid
