@@ -88,6 +88,10 @@ def _tolerances(X: torch.Tensor) -> tuple[float, float]:
     return (1e-4, 1e-4) if X.dtype != torch.float64 else (1e-7, 1e-7)
 
 
+ROW_CENTRED = _("you centred each ROW by its own mean (a mean over dim=1): PCA subtracts the mean row, X.mean(dim=0), "
+                 "from every row.")
+
+
 def _uncentred_components(X: torch.Tensor, k: int) -> torch.Tensor:
     """The top-k right singular vectors of X itself, as PCA without centring would find them."""
     return torch.linalg.svd(X.double(), full_matrices=False)[2][:k]
@@ -96,6 +100,11 @@ def _uncentred_components(X: torch.Tensor, k: int) -> torch.Tensor:
 def _uncentred_ratio(X: torch.Tensor, k: int) -> torch.Tensor:
     S = torch.linalg.svdvals(X.double())
     return (S ** 2 / (S ** 2).sum())[:k]
+
+
+def _row_centred(X: torch.Tensor) -> torch.Tensor:
+    """X with each ROW's own mean subtracted (mean over dim=1), the wrong axis for PCA's centring."""
+    return X.double() - X.double().mean(dim=1, keepdim=True)
 
 
 def _align(rows: torch.Tensor, to: torch.Tensor) -> torch.Tensor:
@@ -108,6 +117,7 @@ def _align(rows: torch.Tensor, to: torch.Tensor) -> torch.Tensor:
 def _ratio_mistakes(X: torch.Tensor, k: int, full_ratio: torch.Tensor, S: torch.Tensor):
     yield (_("PCA without centring: subtract the mean row before the SVD. Without it the first direction points at "
              "the mean and takes most of the 'variance'."), lambda: _uncentred_ratio(X, k).to(X.dtype))
+    yield (ROW_CENTRED, lambda: _uncentred_ratio(_row_centred(X), k).to(X.dtype))
     yield (_("you used the singular values themselves: the variance along a component is S**2 / (n - 1), so the "
              "ratio is S[i]**2 / sum(S**2)."), lambda: (S / S.sum())[:k].to(X.dtype))
     yield (_("you divided by the variance of the k kept components only: the ratio is a share of the TOTAL "
@@ -175,6 +185,9 @@ def _check_pca(out, inputs):
     def uncentred():
         return _align(_uncentred_components(X, k), aligned)
 
+    def row_centred():
+        return _align(_uncentred_components(_row_centred(X), k), aligned)
+
     def smallest():
         return _align(all_comps.flip(0)[:k], aligned)
 
@@ -182,7 +195,8 @@ def _check_pca(out, inputs):
                   atol=atol, rtol=0, mistakes=[
                       (_("PCA without centring: subtract the mean row before the SVD."), uncentred),
                       (_("you kept the directions of SMALLEST variance (torch.linalg.eigh sorts increasingly)."),
-                       smallest)])
+                       smallest),
+                      (ROW_CENTRED, row_centred)])
 
     signs = torch.sign((comps.double() * ref_comps).sum(dim=1))
     signs[signs == 0] = 1

@@ -55,6 +55,13 @@ def _dead_slice():
     return x
 
 
+def _masked_at_clamp():
+    x = random_tensor((3, 30), 75, 2.0)
+    x[0, 9] = float("-inf")  # rank 0's last column: where a target past its slice is clamped
+    x[1, 20] = float("-inf")  # rank 2's first column: where a target before its slice is clamped
+    return x
+
+
 CE_INPUTS = {
     _("the docstring's example"): lambda: (
         ([torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0]])], torch.tensor([2]), [0, 2]),
@@ -69,6 +76,8 @@ CE_INPUTS = {
         _padded_vocab, 3, lambda: torch.tensor([0, 9, 10, 20, 25])),
     _("a rank whose whole slice of a row is -inf (rank 1, row 1)"):
         _ce_case(_dead_slice, 3, lambda: torch.tensor([3, 25, 12, 0])),
+    _("masked (-inf) tokens where other ranks clamp the target (rank 0's last column, rank 2's first)"):
+        _ce_case(_masked_at_clamp, 3, lambda: torch.tensor([25, 3, 12])),
     _("logits of size ~500 (stable only with the max)"): _ce_case(
         lambda: 500 + random_tensor((4, 33), 69, 30.0), 3, seed=70),
     _("float64 keeps float64"): _ce_case(lambda: random_tensor((5, 29), 72, 2.0, torch.float64), 5, seed=73),
@@ -147,6 +156,14 @@ def _check_ce(result, inputs, x):
                 total += p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0]
         return lse - total
 
+    def masked_by_product():  # picked * mine: a non-owner's clamped -inf times 0 is NaN
+        total = torch.zeros(N, dtype=x.dtype)
+        for p, s in zip(parts, starts):
+            if p.shape[-1]:
+                mine = ((t >= s) & (t < s + p.shape[-1])).to(x.dtype)
+                total = total + p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0] * mine
+        return lse - total
+
     def no_shift():
         return torch.log(sum(torch.exp(p).sum(-1) for p in parts)) - x.gather(-1, t[:, None])[:, 0]
 
@@ -156,6 +173,8 @@ def _check_ce(result, inputs, x):
         (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added "
            "them; only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."),
          target_from_every_rank),
+        (_("you zeroed the other ranks' target logit by multiplying with the ownership mask: where a rank's clamped "
+           "position holds -inf, -inf * 0 is NaN. Select instead: torch.where(mine, picked, 0)."), masked_by_product),
         (_("your owner test lets the target one past a rank's slice in (t <= start_r + V_r, or local <= V_r): a "
            "target at a shard boundary is then also taken, clamped, from the rank before its owner. Use "
            "start_r <= t < start_r + V_r."), lambda: _owner_one_past(parts, t, starts, lse)),
