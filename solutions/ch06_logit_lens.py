@@ -18,7 +18,8 @@ def logit_lens(model, input_ids: Tensor) -> Tensor:
     input_ids: LongTensor [1, T], one prompt.
     returns:   float32 [N + 1, V] log-probabilities (log_softmax over the vocabulary) at the LAST position:
                row 0 from the embedding output (before any block), row i from the state after block i.
-               The last row must equal model(input_ids).logits[0, -1].log_softmax(-1).
+               The last row must equal model(input_ids).logits[0, -1].float().log_softmax(-1) (for a float32
+               model, logits[0, -1].log_softmax(-1)).
 
     Where things are, for any of these architectures:
       final norm: model.base_model is the stack without the head (model.model for llama/qwen3,
