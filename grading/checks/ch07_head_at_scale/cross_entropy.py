@@ -112,6 +112,17 @@ def _owner_one_past(parts, t, starts, lse):
     return lse - total
 
 
+def _target_summed(parts, t, starts, lse, by_product: bool):
+    """lse minus the target logit taken from every rank (clamped into its slice): summed as is, or each multiplied
+    by its ownership mask (where a non-owner's clamped position is -inf, -inf * 0 is NaN)."""
+    total = torch.zeros_like(lse)
+    for p, s in zip(parts, starts):
+        if p.shape[-1]:
+            picked = p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0]
+            total = total + (picked * ((t >= s) & (t < s + p.shape[-1])).to(p.dtype) if by_product else picked)
+    return lse - total
+
+
 def _check_ce(result, inputs, x):
     parts, t, starts = inputs
     expect_that(isinstance(result, tuple) and len(result) == 2, _("internal: unexpected result format"))
@@ -149,21 +160,6 @@ def _check_ce(result, inputs, x):
         big = m.amax(0)
         return big + torch.log((s * torch.exp(m - big)).sum(0)) - x.gather(-1, t[:, None])[:, 0]
 
-    def target_from_every_rank():
-        total = torch.zeros(N, dtype=x.dtype)
-        for p, s in zip(parts, starts):
-            if p.shape[-1]:
-                total += p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0]
-        return lse - total
-
-    def masked_by_product():  # picked * mine: a non-owner's clamped -inf times 0 is NaN
-        total = torch.zeros(N, dtype=x.dtype)
-        for p, s in zip(parts, starts):
-            if p.shape[-1]:
-                mine = ((t >= s) & (t < s + p.shape[-1])).to(x.dtype)
-                total = total + p.gather(-1, (t - s).clamp(0, p.shape[-1] - 1)[:, None])[:, 0] * mine
-        return lse - total
-
     def no_shift():
         return torch.log(sum(torch.exp(p).sum(-1) for p in parts)) - x.gather(-1, t[:, None])[:, 0]
 
@@ -172,9 +168,10 @@ def _check_ce(result, inputs, x):
            "NaN. Shift every rank by the global max (or give such a rank a sum of 0)."), local_shift),
         (_("you took the target logit from every rank (x_r[i, t - start_r], clamped into each slice) and added "
            "them; only the rank with start_r <= t < start_r + V_r owns the target, the others add 0."),
-         target_from_every_rank),
+         lambda: _target_summed(parts, t, starts, lse, False)),
         (_("you zeroed the other ranks' target logit by multiplying with the ownership mask: where a rank's clamped "
-           "position holds -inf, -inf * 0 is NaN. Select instead: torch.where(mine, picked, 0)."), masked_by_product),
+           "position holds -inf, -inf * 0 is NaN. Select instead: torch.where(mine, picked, 0)."),
+         lambda: _target_summed(parts, t, starts, lse, True)),
         (_("your owner test lets the target one past a rank's slice in (t <= start_r + V_r, or local <= V_r): a "
            "target at a shard boundary is then also taken, clamped, from the rank before its owner. Use "
            "start_r <= t < start_r + V_r."), lambda: _owner_one_past(parts, t, starts, lse)),
