@@ -15,6 +15,8 @@ from matplotlib import font_manager  # noqa: E402
 
 from lesson_utils import display, embedding_demo, figure_text, geometry_plots, hub_models, lens_demo  # noqa: E402
 from lesson_utils import lens_plots, lm_head_plots, sampling_plots, scale_plots, tying_demo  # noqa: E402
+from test_sampling_plots import FakeTokenizer as Tok  # noqa: E402  (the same stand-ins as the sampling plots' tests)
+from test_sampling_plots import _warp as warp  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Glyph")  # a pretended CJK font draws Chinese in DejaVu Sans
 LOCALE_VARS = ("GRADING_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG", "JPY_SESSION_NAME")
@@ -44,18 +46,6 @@ def zh(lang, monkeypatch):
     lang("zh")
     if figure_text.cjk_font() is None:
         monkeypatch.setattr(figure_text, "installed_fonts", lambda: {"Noto Sans CJK SC"})
-
-
-class Tok:
-    def decode(self, ids):
-        return " ".join(f"t{i}" for i in ids)
-
-
-def warp(logits, temperature, top_k, top_p):
-    x = logits / temperature
-    if top_k:
-        x = x.masked_fill(x < torch.topk(x, min(top_k, x.numel())).values[-1], float("-inf"))
-    return torch.softmax(x, -1)
 
 
 def texts(fig) -> list[str]:
