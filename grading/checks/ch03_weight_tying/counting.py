@@ -77,14 +77,13 @@ def _count_mistakes(model: nn.Module):
            lambda: sum(p.numel() for _, p in every_name))
     yield (_("counted only trainable parameters (requires_grad=True); frozen parameters are parameters too."),
            lambda: sum(p.numel() for p in model.parameters() if p.requires_grad))
-    yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
-             "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
-           lambda: sum(p.numel() for p in {p.data_ptr(): p for p in model.parameters()}.values()))
-    yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
-             "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
-           lambda: sum(p.numel() for p in {p.data_ptr(): p for p in list(model.parameters())[::-1]}.values()))
+    by_address = [(p.data_ptr(), p) for p in model.parameters()]
+    for kept in (by_address, by_address[::-1]):  # a dict keeps the last Parameter of an address, setdefault the first
+        yield (_("deduplicated by data_ptr(): tensors on the meta device (and empty tensors) all report address 0. "
+                 "Deduplicate by the Parameter object itself; model.parameters() already yields each one once."),
+               lambda kept=kept: sum(p.numel() for p in dict(kept).values()))
     by_storage = [(p.untyped_storage().data_ptr(), p) for p in model.parameters()]
-    for kept in (by_storage, by_storage[::-1]):  # a dict keeps the last Parameter of a storage, setdefault the first
+    for kept in (by_storage, by_storage[::-1]):
         yield (_("deduplicated by storage (untyped_storage().data_ptr()): two different Parameters can view one "
                  "storage (a fused matrix exposed in parts) and are still two parameters. Deduplicate by the "
                  "Parameter object itself; model.parameters() already yields each one once."),

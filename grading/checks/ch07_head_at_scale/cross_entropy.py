@@ -335,9 +335,10 @@ def _check_chunk_grad(result, inputs, _ref):
                                    total=total, budget=budget, chunk=chunk, V=V))
     expect_that(rows <= 2 * chunk, _("Right values and gradients, but autograd kept {rows} rows of [rows, V = {V}] "
                                      "tensors alive for the backward pass (chunk = {chunk}): every chunk's logits or "
-                                     "log-probabilities stay in memory until backward, so the loop still holds N x V numbers. "
-                                     "Recompute each chunk in the backward pass (torch.utils.checkpoint), or write a "
-                                     "torch.autograd.Function whose backward computes the gradient chunk by chunk.",
+                                     "log-probabilities stay in memory until backward, so the loop still holds N x V "
+                                     "numbers. Recompute each chunk in the backward pass (torch.utils.checkpoint), or "
+                                     "write a torch.autograd.Function whose backward computes the gradient chunk by "
+                                     "chunk.",
                                      rows=rows, V=V, chunk=chunk))
 
 
