@@ -533,10 +533,10 @@ def test_a_class_gets_points_feedback_per_student_and_a_summary(tmp_path):
     assert book["bob"]["lookup"] == "0" and book["carol"]["points"] == book["dave"]["points"] == "0"
 
     bob = (out / "feedback" / "bob.md").read_text()
-    for named in ("you indexed with ids + 1", "you forgot the element size", "repeated ids overwrote each other",
-                  "lookup_onehot calls your lookup, which fails its own checks"):
+    for named in ("you indexed with ids + 1", "you counted elements, as if each were 1 byte",
+                  "repeated ids overwrote each other", "lookup_onehot calls your lookup, which fails its own checks"):
         assert named in bob, named
-    assert bob.count("you forgot the element size") == 1  # once, though several cases show it
+    assert bob.count("you counted elements, as if each were 1 byte") == 1  # once, though several cases show it
     assert "Hint:" in bob and f"3 / {ch01_max()} points" in bob
     assert all((out / "feedback" / f"{s}.{ext}").is_file() for s in book for ext in ("md", "html"))
     dave_md = (out / "feedback" / "dave.md").read_text()
@@ -550,7 +550,7 @@ def test_a_class_gets_points_feedback_per_student_and_a_summary(tmp_path):
     assert data["students"]["bob"]["points"] == 3 and points.fmt(data["students"]["bob"]["max_points"]) == ch01_max()
 
     summ = (out / "grades-summary.md").read_text()
-    assert "| 01 | lookup | 1/4 | 1 |" in summ and "1 student, mistake: you forgot the element size" in summ
+    assert "| 01 | lookup | 1/4 | 1 |" in summ and "1 student, mistake: you counted elements, as if each were 1 byte" in summ
     assert "1 student, error: SyntaxError at import" in summ
     assert "1 student fail because their own `lookup` fails its checks" in summ
     canvas = list(csv.reader((out / "canvas.csv").open()))
@@ -580,7 +580,7 @@ def test_gradescope_package_runs_against_a_fake_autograder_tree(tmp_path):
     validate_gradescope(data)
     assert data["score"] == 3 and points.fmt(sum(t["max_score"] for t in data["tests"])) == ch01_max()
     assert [t["name"].split(":")[0] for t in data["tests"]] == [f"01 {e.name}" for e in chapter("01").exercises]
-    assert "you forgot the element size" in data["tests"][2]["output"]
+    assert "you counted elements, as if each were 1 byte" in data["tests"][2]["output"]
     assert "Submitted exercise files: ch01_embeddings.py" in run.stdout
 
 

@@ -1,6 +1,6 @@
 EXERCISE = 'row_byte_offset'
 MISTAKE = 'counted elements, not bytes'
-EXPECT = 'you forgot the element size'
+EXPECT = 'you counted elements, as if each were 1 byte'
 
 import torch
 import torch.nn.functional as F

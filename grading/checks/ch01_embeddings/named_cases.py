@@ -70,7 +70,8 @@ def _check_offset(out, inputs, expected: int | None = None):
         expected = table[i].data_ptr() - table.data_ptr()  # what the hardware address says
     size = dtype.itemsize
     expect_equal(out, expected, _("byte offset of row {i} (d={d}, {dtype})", i=i, d=d, dtype=dtype), mistakes=[
-        (_("you forgot the element size: offsets count bytes, not elements (multiply by E.element_size())."), i * d),
+        (_("you counted elements, as if each were 1 byte: offsets count bytes, so multiply by the element size, "
+           "which depends on the dtype (E.element_size(), or dtype.itemsize)."), i * d),
         (_("you counted rows from 1: row 0 starts at byte 0."), (i + 1) * d * size),
         (_("you used a column stride: rows are d elements apart in a row-major table."), i * size),
         (_("you assumed 4 bytes per element (float32): the element size depends on the dtype "
