@@ -238,6 +238,7 @@ CHUNK_GRAD_INPUTS = {
     _("gradients, one chunk (chunk = 50 >= N = 14)"): _chunk_inputs(14, 29, 9, 50, 93),
     _("gradients, chunk = 4 does not divide N = 30 (V = 41, d = 7)"): _chunk_inputs(30, 41, 7, 4, 94),
     _("gradients, a wide vocabulary: N = 40, V = 211, d = 8, chunk = 4"): _chunk_inputs(40, 211, 8, 4, 95),
+    _("gradients, many chunks: N = 192, V = 67, d = 4, chunk = 6"): _chunk_inputs(192, 67, 4, 6, 96),
 }
 
 
@@ -285,7 +286,7 @@ def _check_chunk_value(result, inputs, _ref):
 
 # What grading/worker/calls/ch07.py reports when an instrument stopped working (the learner's process sends them).
 INSTRUMENTS = (N_("saved-tensor hooks or op recorder (already before your call)"), N_("saved-tensor hooks"),
-               N_("op recorder"))
+               N_("op recorder"), N_("backward-pass memory meter"))
 
 
 def _instruments(blind: list) -> str:
@@ -298,8 +299,9 @@ def _instruments(blind: list) -> str:
 
 
 def _check_chunk_grad(result, inputs, _ref):
-    expect_that(isinstance(result, tuple) and len(result) == 6, _("internal: unexpected result format"))
-    loss, grad_h, grad_W, calls, saved, blind = result
+    expect_that(isinstance(result, tuple) and len(result) == 7 and isinstance(result[6], (int, type(None))),
+                _("internal: unexpected result format"))
+    loss, grad_h, grad_W, calls, saved, blind, peak = result
     h, W, t, chunk = inputs
     expect_that(not blind, _("The judge could not watch your function: its {instruments} stopped working during "
                              "the call (replaced or removed: torch.autograd.graph.saved_tensors_hooks, "
@@ -340,6 +342,13 @@ def _check_chunk_grad(result, inputs, _ref):
                                      "write a torch.autograd.Function whose backward computes the gradient chunk by "
                                      "chunk.",
                                      rows=rows, V=V, chunk=chunk))
+    held = 4 * min(chunk, N) * V + 4 * (N + V) * d  # a few chunks' blocks, plus h, W and their gradients
+    expect_that(peak <= held, _("Right values and gradients, but the backward pass held {peak:,} numbers at once, more "
+                                "than {budget:,} (a few [chunk = {chunk}, V = {V}] blocks plus h, W and their "
+                                "gradients): it rebuilt the logits of many chunks before letting any go (a single "
+                                "checkpoint around the whole loop does that). Checkpoint each chunk on its own, or "
+                                "write a torch.autograd.Function whose backward computes the gradient chunk by chunk.",
+                                peak=peak, budget=held, chunk=chunk, V=V))
 
 
 def chunks_in_source(facts: frozenset, call: str) -> str:

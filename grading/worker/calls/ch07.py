@@ -4,6 +4,8 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 from .base import RecordOps
 
@@ -12,6 +14,30 @@ from .base import RecordOps
 # time replaces names, not these objects. `backward` also probes them before and after the learner's call.
 _PUSH_SAVED_HOOKS = torch._C._autograd._push_saved_tensors_default_hooks
 _POP_SAVED_HOOKS = torch._C._autograd._pop_saved_tensors_default_hooks
+_USE_COUNT = torch._C._storage_Use_Count
+
+
+class BackwardPeak(TorchDispatchMode):
+    """The most bytes that storages made during the mode (each at least `least` bytes) held at once: after every op,
+    a storage counts while anything but this mode still holds it (a recomputed chunk's log-softmax that checkpoint
+    keeps, a gradient). `ops` counts the ops seen, so a mode that saw nothing is reported, never trusted."""
+
+    def __init__(self, least: int):
+        super().__init__()
+        self.least, self.held, self.peak, self.ops = least, {}, 0, 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.ops += 1
+        for t in tree_flatten(out)[0]:
+            if isinstance(t, torch.Tensor) and t.device.type == "cpu":
+                storage = t.untyped_storage()
+                if storage.nbytes() >= self.least and storage.data_ptr() not in self.held:
+                    self.held[storage.data_ptr()] = storage
+        for key in [k for k, st in self.held.items() if _USE_COUNT(st._cdata) <= 1]:  # only this mode holds it
+            del self.held[key]
+        self.peak = max(self.peak, sum(st.nbytes() for st in self.held.values()))
+        return out
 
 
 def _probe_saved(seen: list) -> bool:
@@ -38,8 +64,9 @@ def backward(fn: Callable, inputs: tuple) -> tuple:
     """fn(h, W, *rest) on fresh leaf copies of h and W that require grad, then loss.backward().
 
     Returns (loss, h.grad, W.grad, ops as record_ops reports them, shapes of the tensors autograd saved
-    for backward other than views of h and W, the instruments that stopped working); the grads are None when the
-    loss does not require grad. The judge recomputes the gradients itself; only what autograd kept alive is
+    for backward other than views of h and W, the instruments that stopped working, the most numbers (elements of
+    h's dtype, in blocks of at least a row of V) that the backward pass held at once); the grads and the peak are
+    None when the loss does not require grad. The judge recomputes the gradients itself; only what autograd kept alive is
     observed here. The hooks are installed through functions taken before learner code ran and probed before
     and after the learner's call: an instrument that was replaced or removed is reported, never trusted.
     """
@@ -71,9 +98,13 @@ def backward(fn: Callable, inputs: tuple) -> tuple:
         except RuntimeError:  # the learner's code popped them already (the probe reports it)
             pass
     if not (isinstance(loss, torch.Tensor) and loss.requires_grad):
-        return loss, None, None, rec.calls, saved, blind
-    loss.backward()
-    return loss.detach(), h.grad, W.grad, rec.calls, saved, blind
+        return loss, None, None, rec.calls, saved, blind, None
+    peak = BackwardPeak(least=W.shape[0] * W.element_size())
+    with peak:
+        loss.backward()
+    if not peak.ops:
+        blind.append("backward-pass memory meter")
+    return loss.detach(), h.grad, W.grad, rec.calls, saved, blind, peak.peak // h.element_size()
 
 
 PROTOCOLS = {"backward": backward}
