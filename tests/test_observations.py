@@ -72,6 +72,29 @@ def test_every_dtype_is_watched(dtype):
     assert watch.changed() == {"f": {"0": ["#0", "#1"]}}
 
 
+@FORKS
+def test_copies_keep_what_deepcopy_keeps_one_storage_each_and_are_watched():
+    a, b = torch.zeros(3), torch.ones(2, dtype=torch.float64)
+    p = torch.nn.Parameter(torch.zeros(2, 2), requires_grad=False)
+    g = torch.zeros(2, requires_grad=True)
+    g.grad = torch.ones(2)  # not a plain copy: deepcopy makes it (with its grad), the mapping gets it after
+    watch = Watch({"f": [(a, b, p, g)]}, [{"name": "f", "protocols": ["call+unchanged"]}], {})
+    ca, cb, cp, cg = watch.ready["f"][0]
+    assert ca.untyped_storage().data_ptr() != cb.untyped_storage().data_ptr()  # two inputs never look like one
+    assert ca.untyped_storage().nbytes() == a.untyped_storage().nbytes()
+    assert type(cp) is torch.nn.Parameter and not cp.requires_grad
+    assert cg.requires_grad and torch.equal(cg.grad, g.grad)
+    assert (cb.dtype, cb.shape, cb.stride()) == (b.dtype, b.shape, b.stride())
+
+    def learner():
+        cb.add_(1)
+        with torch.no_grad():
+            cg.add_(1)
+
+    _in_child(learner)
+    assert watch.changed() == {"f": {"0": ["#1", "#3"]}}
+
+
 def test_unwatched_calls_get_no_copy_and_shared_objects_are_not_copied():
     E = torch.ones(5, 2)
     watch = Watch({"f": [(E, torch.zeros(2))]}, [{"name": "f", "protocols": ["call+unchanged"]}], {id(E): E})

@@ -46,6 +46,45 @@ def _share(tensors: list[torch.Tensor]) -> None:
             t.set_(moved[key], t.storage_offset(), t.shape, t.stride())
 
 
+def _plain(t: torch.Tensor) -> bool:
+    """A tensor `_copies_in_shared_memory` can copy as deepcopy would: a plain (or Parameter) CPU leaf with no grad
+    and nothing of its own in its __dict__."""
+    return (type(t) in (torch.Tensor, torch.nn.Parameter) and t.layout == torch.strided and t.device.type == "cpu"
+            and t.is_leaf and t.grad is None and not t.__dict__ and not t.is_conj() and not t.is_neg()
+            and t.untyped_storage().nbytes() > 0)
+
+
+def _copies_in_shared_memory(tensors: list[torch.Tensor]) -> dict[int, torch.Tensor]:
+    """id(tensor) -> its copy, every storage copied once into one anonymous shared mapping (each copy a storage of
+    its own there: tensors that shared a storage share its copy), for a deepcopy memo: one copy of the bytes, made
+    where the learner process will find them, instead of a deepcopy's clone and a second copy into the mapping."""
+    where: dict[int, tuple[int, torch.UntypedStorage]] = {}  # storage data_ptr -> (offset in the mapping, storage)
+    size = 0
+    for t in tensors:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in where:
+            where[storage.data_ptr()] = (size, storage)
+            size += -(-storage.nbytes() // 64) * 64
+    if not size:
+        return {}
+    mapping = mmap.mmap(-1, size)
+    copied: dict[int, torch.UntypedStorage] = {}
+    for key, (offset, storage) in where.items():
+        region = torch.frombuffer(mapping, dtype=torch.uint8, count=storage.nbytes(), offset=offset)
+        region.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+        copied[key] = region.untyped_storage()
+    out: dict[int, torch.Tensor] = {}
+    for t in tensors:
+        b = torch.empty(0, dtype=t.dtype).set_(copied[t.untyped_storage().data_ptr()], t.storage_offset(), t.shape,
+                                               t.stride())
+        if type(t) is torch.nn.Parameter:
+            b = torch.nn.Parameter(b, requires_grad=t.requires_grad)
+        elif t.requires_grad:
+            b.requires_grad_(True)
+        out[id(t)] = b
+    return out
+
+
 def _bits(t: torch.Tensor) -> torch.Tensor:
     if t.is_complex():
         t = torch.view_as_real(t)
@@ -71,16 +110,19 @@ class Watch:
         cases' protocols; keep: objects the copies share instead of copying (the course model and E)."""
         self.ready: dict[str, list] = {}  # exercise -> per case: the watched copy the learner gets, or None
         self.pairs: dict[str, dict[int, list]] = {}  # exercise -> case -> [(path, original, copy)]
+        kept = {id(t) for _, t in tensors_in(tuple(keep.values()))}  # the course model's tensors, E
         for ex in exercises:
             name, row = ex["name"], []
             for i, (protocol, original) in enumerate(zip(ex["protocols"], inputs[name])):
                 if not watched(protocol):
                     row.append(None)
                     continue
-                dup = copy.deepcopy(original, dict(keep))
-                pairs = [(path, a, b) for (path, a), (_, b) in zip(tensors_in(original), tensors_in(dup))
+                found = tensors_in(original)
+                made = _copies_in_shared_memory([t for _, t in found if id(t) not in kept and _plain(t)])
+                dup = copy.deepcopy(original, {**keep, **made})
+                pairs = [(path, a, b) for (path, a), (_, b) in zip(found, tensors_in(dup))
                          if a is not b and b.layout == torch.strided and b.device.type == "cpu"]
-                _share([b for _, _, b in pairs])
+                _share([b for path, a, b in pairs if made.get(id(a)) is not b])  # what deepcopy copied itself
                 self.pairs.setdefault(name, {})[i] = pairs
                 row.append(dup)
             self.ready[name] = row
