@@ -15,6 +15,7 @@ subreaper): the worker waits for it and reads its exit status as for any child (
 """
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -144,6 +145,7 @@ def become_learner(result_w: int, output_w: int, run: Callable[[], None]) -> NoR
     stdin from /dev/null, stdout and stderr to `output_w`, no descriptor left but the two pipes; then run(), then
     exit. Never returns."""
     try:
+        gc.freeze()  # its collections never walk (so never copy the pages of) the objects inherited from the fork
         os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
