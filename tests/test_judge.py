@@ -391,3 +391,22 @@ def test_a_callback_that_raises_is_raised_not_lost(tmp_path):
 
     with pytest.raises(OSError, match="disk full"):
         scheduler.grade_many([REPO / "solutions", REPO / "solutions"], "quiz01", on_done=on_done)
+
+
+def test_an_untouched_stub_runs_once_per_class_and_a_touched_one_runs_for_itself(tmp_path, monkeypatch):
+    """A file byte for byte the course's stub is the course's code: its reply is reused for every student who
+    handed it in; one changed byte (a comment) makes it the student's own file, run in its own process."""
+    stub = (REPO / "exercises" / "ch04_sampling.py").read_text(encoding="utf-8")
+    folders = []
+    for k, text in enumerate([stub, stub, stub, stub + "# mine\n"]):
+        folder = tmp_path / f"s{k}" / "exercises"
+        folder.mkdir(parents=True)
+        (folder / "ch04_sampling.py").write_text(text, encoding="utf-8")
+        folders.append(folder)
+    runs = []
+    real = scheduler.run_file
+    monkeypatch.setattr(scheduler, "run_file", lambda *a, **k: runs.append(a[3]) or real(*a, **k))
+    graded = scheduler.grade_many(folders, "04", workers=1)
+    assert len(runs) == 2 and runs[-1] == folders[3] / "ch04_sampling.py"
+    assert [[r.status for r in res] for res in graded[:3]] == [[r.status for r in graded[3]]] * 3
+    assert all(r.status == model.NOT_ATTEMPTED for res in graded for r in res)
