@@ -29,21 +29,34 @@ def watched(protocol: str) -> bool:
     return protocol.endswith(UNCHANGED) or protocol == "each"
 
 
+def _shared_storages(storages: list[torch.UntypedStorage]) -> dict[int, torch.UntypedStorage]:
+    """data_ptr() -> a copy of each distinct non-empty storage, all in one anonymous shared mapping, each a storage of
+    its own there (two inputs never look like one storage to learner code)."""
+    where: dict[int, tuple[int, torch.UntypedStorage]] = {}  # data_ptr -> (offset in the mapping, storage)
+    size = 0
+    for storage in storages:
+        if storage.nbytes() and storage.data_ptr() not in where:
+            where[storage.data_ptr()] = (size, storage)
+            size += -(-storage.nbytes() // 64) * 64
+    if not size:
+        return {}
+    mapping = mmap.mmap(-1, size)
+    copied: dict[int, torch.UntypedStorage] = {}
+    for key, (offset, storage) in where.items():
+        region = torch.frombuffer(mapping, dtype=torch.uint8, count=storage.nbytes(), offset=offset)
+        region.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+        copied[key] = region.untyped_storage()
+    return copied
+
+
 def _share(tensors: list[torch.Tensor]) -> None:
-    """Move the storages of `tensors` into anonymous shared mappings (one per storage, tensors on one storage
-    keep sharing it), keeping every tensor's offset, shape and strides."""
-    moved: dict[int, torch.UntypedStorage] = {}
+    """Move the storages of `tensors` into an anonymous shared mapping (tensors on one storage keep sharing it),
+    keeping every tensor's offset, shape and strides."""
+    moved = _shared_storages([t.untyped_storage() for t in tensors])
     for t in tensors:
-        storage = t.untyped_storage()
-        if storage.nbytes() == 0:
-            continue
-        key = storage.data_ptr()
-        if key not in moved:
-            buf = torch.frombuffer(mmap.mmap(-1, storage.nbytes()), dtype=torch.uint8)
-            buf.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
-            moved[key] = buf.untyped_storage()
-        with torch.no_grad():
-            t.set_(moved[key], t.storage_offset(), t.shape, t.stride())
+        if t.untyped_storage().nbytes():
+            with torch.no_grad():
+                t.set_(moved[t.untyped_storage().data_ptr()], t.storage_offset(), t.shape, t.stride())
 
 
 def _plain(t: torch.Tensor) -> bool:
@@ -55,24 +68,10 @@ def _plain(t: torch.Tensor) -> bool:
 
 
 def _copies_in_shared_memory(tensors: list[torch.Tensor]) -> dict[int, torch.Tensor]:
-    """id(tensor) -> its copy, every storage copied once into one anonymous shared mapping (each copy a storage of
-    its own there: tensors that shared a storage share its copy), for a deepcopy memo: one copy of the bytes, made
-    where the learner process will find them, instead of a deepcopy's clone and a second copy into the mapping."""
-    where: dict[int, tuple[int, torch.UntypedStorage]] = {}  # storage data_ptr -> (offset in the mapping, storage)
-    size = 0
-    for t in tensors:
-        storage = t.untyped_storage()
-        if storage.data_ptr() not in where:
-            where[storage.data_ptr()] = (size, storage)
-            size += -(-storage.nbytes() // 64) * 64
-    if not size:
-        return {}
-    mapping = mmap.mmap(-1, size)
-    copied: dict[int, torch.UntypedStorage] = {}
-    for key, (offset, storage) in where.items():
-        region = torch.frombuffer(mapping, dtype=torch.uint8, count=storage.nbytes(), offset=offset)
-        region.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
-        copied[key] = region.untyped_storage()
+    """id(tensor) -> its copy on a storage of `_shared_storages` (tensors that shared a storage share its copy), for
+    a deepcopy memo: one copy of the bytes, made where the learner process will find them, instead of a deepcopy's
+    clone and a second copy into the mapping."""
+    copied = _shared_storages([t.untyped_storage() for t in tensors])
     out: dict[int, torch.Tensor] = {}
     for t in tensors:
         b = torch.empty(0, dtype=t.dtype).set_(copied[t.untyped_storage().data_ptr()], t.storage_offset(), t.shape,

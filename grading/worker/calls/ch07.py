@@ -66,8 +66,8 @@ def backward(fn: Callable, inputs: tuple) -> tuple:
     Returns (loss, h.grad, W.grad, ops as record_ops reports them, shapes of the tensors autograd saved
     for backward other than views of h and W, the instruments that stopped working, the most numbers (elements of
     h's dtype, in blocks of at least a row of V) that the backward pass held at once); the grads and the peak are
-    None when the loss does not require grad. The judge recomputes the gradients itself; only what autograd kept alive is
-    observed here. The hooks are installed through functions taken before learner code ran and probed before
+    None when the loss does not require grad. The judge recomputes the gradients itself; only what autograd kept
+    alive is observed here. The hooks are installed through functions taken before learner code ran and probed before
     and after the learner's call: an instrument that was replaced or removed is reported, never trusted.
     """
     h, W, *rest = inputs
