@@ -27,8 +27,9 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)
-        import torch._dynamo  # noqa: F401  (torch.utils.checkpoint imports it on first use, and it imports ctypes,
-        # which the guard refuses once learner code runs: a correct chunked_cross_entropy failed in a spare without it)
+        import ctypes.util  # noqa: F401  (torch.utils.checkpoint imports torch._dynamo on first use, which imports
+        import ctypes.wintypes  # noqa: F401  these two, refused once learner code runs; importing them now costs
+        # milliseconds, while importing torch._dynamo itself ahead doubled every spare's start)
         from . import calls, guard, launchers, learner_process, limits, wire  # noqa: F401
         from . import inputs as course_inputs
         from .transport import InputsUnpickler
