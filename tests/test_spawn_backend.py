@@ -7,6 +7,7 @@ second time with GRADING_BACKEND=spawn, os.fork removed (tests/no_fork/) and GRA
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -187,12 +188,101 @@ def test_each_request_gets_a_fresh_spare_of_the_kind_it_needs(monkeypatch, tmp_p
     assert launcher.pids() == set()
 
 
+def test_a_class_keeps_one_spare_per_student_and_never_hands_it_on(monkeypatch, tmp_path):
+    """Spawn backend in a class (issue 34): the spare that graded a student's chapter is kept, with its scratch
+    folder, for that student's next chapter; it is ended, never handed over, when the next request is another
+    student's, when its chapter failed, or when the next chapter needs the course model it lacks."""
+    from grading.worker import launchers, transport
+
+    _Spare.made = []
+    killed = []
+    monkeypatch.setattr(launchers.subprocess, "Popen", _Spare)
+    monkeypatch.setattr(launchers.os, "killpg", lambda pid, sig: killed.append(pid))  # the pids are made up
+    monkeypatch.setattr(launchers.SpawnLauncher, "_hand_over", staticmethod(lambda proc, job, blob: proc.jobs.append(job)))
+    monkeypatch.setattr(transport, "pickle_noting_fixtures",
+                        lambda inputs: (b"", {"course_model"} if "uses_model" in inputs else set()))
+    launcher = launchers.SpawnLauncher(str(tmp_path))
+
+    def start(owner, scratch, model=False):
+        msg = {"memory_mb": 100, "owner": owner}
+        return launcher.start(msg, [], {"uses_model" if model else "plain": []}, scratch, "learner.py")
+
+    a = start("run/0", "scratch-a")
+    assert a.proc.jobs[-1]["keep"] and not a.reused
+    launcher.release(a, True)
+    assert launcher.kept_scratch({"owner": "run/0"}) == "scratch-a" and a.proc.pid in launcher.pids()
+    assert launcher.kept_scratch({"owner": "run/1"}) is None and launcher.kept_scratch({"owner": None}) is None
+    again = start("run/0", "scratch-a")
+    assert again is a and a.reused and a.starting and len(a.proc.jobs) == 2  # the same student's next chapter
+    launcher.release(a, False)  # that chapter failed (a timeout, a crash): the spare ends
+    assert a.proc.pid in killed and launcher.kept_scratch({"owner": "run/0"}) is None
+    fresh = start("run/0", "scratch-a2")
+    assert fresh is not a and not fresh.reused
+    launcher.release(fresh, True)
+    other = start("run/1", "scratch-b")  # another student: the kept spare ends, never handed over
+    assert other.proc is not fresh.proc and fresh.proc.pid in killed and len(fresh.proc.jobs) == 1
+    launcher.release(other, True)
+    with_model = start("run/1", "scratch-b", model=True)  # the kept one lacks the model: a spare that has it
+    assert with_model.proc is not other.proc and with_model.proc.model and other.proc.pid in killed
+    assert start(None, "scratch-c").keep_alive is False  # a single chapter (check()): nothing is kept
+    launcher.close()
+    assert launcher.pids() == set()
+
+
+KEPT_MARK = """
+import builtins as _builtins
+_builtins.__dict__.setdefault("_EARLIER_CHAPTERS", []).append({who!r})
+torch.manual_seed(12345)  # torch's random state is the spare's own again for this student's next chapter
+"""
+KEPT_PEEK = """
+import builtins as _builtins
+_SEEN = (list(getattr(_builtins, "_EARLIER_CHAPTERS", [])), torch.initial_seed())
+
+
+def shard_range(vocab_size, world_size, rank):
+    raise ValueError(f"seen {_SEEN}")
+"""
+
+
+@needs_answers
+def test_a_kept_spare_serves_one_student_only(tmp_path):
+    """End to end with the spawn backend: two students, chapters 01 and 07, one worker. Each student's chapter 07
+    runs in the spare that ran their chapter 01 (it sees what that file left in the process), never in the other
+    student's; torch's random state, seeded by chapter 01, is back to the spare's own before chapter 07, whose other
+    exercises (chunked_cross_entropy with torch.utils.checkpoint among them) pass."""
+    from grading.engine import scheduler
+    from grading.engine.checker import Checker
+
+    plan = [(c, e) for c, e in scheduler.plan_for(None) if c.module in ("ch01_embeddings", "ch07_head_at_scale")]
+    sources = []
+    for who in ("A", "B"):
+        folder = tmp_path / who / "exercises"
+        folder.mkdir(parents=True)
+        (folder / "ch01_embeddings.py").write_text(
+            (REPO / "solutions" / "ch01_embeddings.py").read_text(encoding="utf-8") + KEPT_MARK.format(who=who),
+            encoding="utf-8")
+        (folder / "ch07_head_at_scale.py").write_text(
+            (REPO / "solutions" / "ch07_head_at_scale.py").read_text(encoding="utf-8") + KEPT_PEEK, encoding="utf-8")
+        sources.append(folder)
+    graded = scheduler.ClassRun(sources, plan, 1, {"memory_mb": 6144, "blocked_extra": [tmp_path]}, Checker(),
+                                None, None, "en", sandbox.Backend("spawn", "test"), None).run()
+    for who, results in zip("AB", graded):
+        by_name = {r.name: r for r in results}
+        text = by_name["shard_range"].message + " ".join(c.message for c in by_name["shard_range"].cases)
+        seen = re.search(r"seen \((\[.*?\]), (\d+)\)", text)
+        assert seen and seen.group(1) == f"[{who!r}]", text[:2000]
+        assert seen.group(2) != "12345", text[:2000]
+        wrong = [(r.name, r.status) for r in results if r.name != "shard_range" and r.status != "passed"]
+        assert not wrong, wrong
+
+
 @needs_answers
 @pytest.mark.parametrize("backend", ["fork", "spawn"])
 def test_a_function_that_uses_torch_checkpoint_passes_graded_alone(backend):
-    """torch.utils.checkpoint imports torch._dynamo on first use, which imports ctypes, which the guard refuses: the
-    worker and every spare import it ahead, so the reference chunked_cross_entropy passes graded alone (no course
-    model, whose transformers would have brought it in), on either backend."""
+    """torch.utils.checkpoint imports torch._dynamo on first use, which needs ctypes modules that the guard refuses
+    and a cache folder: the worker imports it ahead, every spare imports those ctypes modules ahead and points the
+    cache at its scratch folder, so the reference chunked_cross_entropy passes graded alone (no course model, whose
+    transformers would have brought it in), on either backend."""
     if backend == "fork" and not hasattr(os, "fork"):
         pytest.skip("no fork here")
     env = dict(os.environ, GRADING_BACKEND=backend, HF_HUB_OFFLINE="1")

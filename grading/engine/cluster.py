@@ -97,10 +97,11 @@ def grade_student(files: dict[str, bytes], target: str | None, memory_mb: int, t
     k = _take_slot()
     try:
         worker = worker_pool.warm_worker(k)  # started once per Dask worker thread, warm for its next students
-        results = []
+        results, owner = [], uuid.uuid4().hex if len(plan) > 1 else None  # one spare per student (spawn)
         for chapter, exercises in plan:
             got = scheduler.run_file(worker, chapter, exercises, folder / f"{chapter.module}.py", checker,
-                                     memory_mb=memory_mb, time_limit_s=time_limit_s, blocked_extra=[root])
+                                     memory_mb=memory_mb, time_limit_s=time_limit_s, blocked_extra=[root],
+                                     owner=owner)
             results += got if isinstance(got, list) else scheduler.check_reply(got, checker)
         return results
     finally:

@@ -5,6 +5,7 @@ A class spread over a Dask cluster runs this same scheduler on each cluster work
 from __future__ import annotations
 
 import io
+import os
 import queue
 import threading
 import time
@@ -42,9 +43,10 @@ def _blocked(source: Path, extra: list[Path]) -> list[str]:
 
 
 def _request(chapter: Chapter, exercises: list[Exercise], keys: dict[str, str], memory_mb: int,
-             time_limit_s: float | None, blocked: list[str], graph: dict[str, list[str]]) -> dict:
+             time_limit_s: float | None, blocked: list[str], graph: dict[str, list[str]],
+             owner: str | None = None) -> dict:
     return {
-        "call_graph": graph,
+        "call_graph": graph, "owner": owner,
         "module": chapter.module, "filename": f"{chapter.module}.py", "memory_mb": memory_mb, "blocked": blocked,
         "import_timeout_s": IMPORT_TIMEOUT_S, "setup_timeout_s": SETUP_TIMEOUT_S,
         "dependent_timeout_s": DEPENDENT_TIMEOUT_S,
@@ -72,9 +74,11 @@ class _Reply:
 
 def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learner_file: Path,
              checker: Checker, memory_mb: int = 6144, time_limit_s: float | None = None,
-             blocked_extra: list[Path] = ()) -> "list[ExerciseResult] | _Reply":
+             blocked_extra: list[Path] = (), owner: str | None = None) -> "list[ExerciseResult] | _Reply":
     """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
-    final results when there is nothing to check (no file, unreadable, the worker failed)."""
+    final results when there is nothing to check (no file, unreadable, the worker failed).
+    owner: the same for every chapter of one student in one run (a spawn worker then keeps that student's spare
+    for their next chapter: grading/worker/launchers.py), None for a single chapter."""
     if not learner_file.exists():
         return [whole_exercise(chapter, e, NOT_ATTEMPTED, _("{file} does not exist.", file=verbatim(learner_file)))
                 for e in exercises]
@@ -95,7 +99,7 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
                 worker.send_inputs(key, blob)
                 keys[e.name] = key
             req = _request(chapter, exercises, keys, memory_mb, time_limit_s,
-                           _blocked(learner_file.parent, list(blocked_extra)), graph)
+                           _blocked(learner_file.parent, list(blocked_extra)), graph, owner)
             wait = IMPORT_TIMEOUT_S + sum(req["timeouts"].values()) + SETUP_TIMEOUT_S * (len(exercises) + 1)
             reply, blobs = worker.grade(req, code, 2 * wait + 60)
     except WorkerFailed as exc:
@@ -226,10 +230,15 @@ class ClassRun:
         self._stats_lock = threading.Lock()
         self.on_done, self.on_result, self.lang, self.backend = on_done, on_result, lang, backend
         self.shown = i18n.language(lang) if lang != i18n.MARKED else ""
-        self.tasks: queue.Queue = queue.Queue()
+        self.tasks: queue.Queue = queue.Queue()  # lists of (i, j, src, chapter, exercises), taken whole
+        # With spawn, a worker keeps a student's spare for that student's next chapter (grading/worker/launchers.py):
+        # where there are students enough for every worker, each worker takes a whole student at a time.
+        whole = backend.name == "spawn" and len(sources) >= 2 * n and len(plan) > 1
         for i, src in enumerate(sources):
-            for j, (chapter, exercises) in enumerate(plan):
-                self.tasks.put((i, j, src, chapter, exercises))
+            items = [(i, j, src, chapter, exercises) for j, (chapter, exercises) in enumerate(plan)]
+            for group in [items] if whole else [[item] for item in items]:
+                self.tasks.put(group)
+        self.run_id = os.urandom(6).hex()  # with a student's index, the owner of their requests (run_file)
         self.found: dict[tuple[int, int], list[ExerciseResult]] = {}
         self.remaining = [len(plan)] * len(sources)
         self.to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply); None ends the checking thread
@@ -283,20 +292,22 @@ class ClassRun:
         """Worker thread k: take tasks until none is left; each reply goes to the checking thread."""
         while True:
             try:
-                i, j, src, chapter, exercises = self.tasks.get_nowait()
+                group = self.tasks.get_nowait()
             except queue.Empty:
                 return
-            try:
-                self._build(chapter, exercises)  # built ahead by build_inputs, or (the first ones) now
-                worker = worker_pool.warm_worker(k, self.backend)
-            except WorkerFailed as exc:
-                got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
-                                                           error=_detail(exc))) for e in exercises]
-            else:
-                got = self._run(worker, j, src / f"{chapter.module}.py", chapter, exercises)
-            self.to_check.put((i, j, src, got))
+            for i, j, src, chapter, exercises in group:
+                try:
+                    self._build(chapter, exercises)  # built ahead by build_inputs, or (the first ones) now
+                    worker = worker_pool.warm_worker(k, self.backend)
+                except WorkerFailed as exc:
+                    got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
+                                                               error=_detail(exc))) for e in exercises]
+                else:
+                    got = self._run(worker, i, j, src / f"{chapter.module}.py", chapter, exercises)
+                self.to_check.put((i, j, src, got))
 
-    def _run(self, worker: Worker, j: int, learner_file: Path, chapter: Chapter, exercises: list[Exercise]):
+    def _run(self, worker: Worker, i: int, j: int, learner_file: Path, chapter: Chapter,
+             exercises: list[Exercise]):
         """run_file, except for a file byte for byte the course's own stub of the chapter: that code is the
         course's, not a learner's, and gives the same reply every time, so it runs once per class and that reply
         is checked again for every student who handed it in untouched."""
@@ -304,7 +315,8 @@ class ClassRun:
         if untouched and j in self.stub_replies:
             return self.stub_replies[j]
         start = time.perf_counter()
-        got = run_file(worker, chapter, exercises, learner_file, self.checker, **self.options)
+        owner = f"{self.run_id}/{i}" if len(self.plan) > 1 and not untouched else None
+        got = run_file(worker, chapter, exercises, learner_file, self.checker, **self.options, owner=owner)
         self._count(start, time.perf_counter())
         if untouched and isinstance(got, _Reply) and _complete_reply(got):
             self.stub_replies.setdefault(j, got)

@@ -41,8 +41,9 @@ def kill_strays(spares: set[int] = frozenset()) -> None:
         time.sleep(0.002)
 
 
-def clean_tmp(root: str) -> None:
-    """Remove everything a learner process left in the scratch root (and /dev/shm inside the sandbox)."""
+def clean_tmp(root: str, keep: str | None = None) -> None:
+    """Remove everything a learner process left in the scratch root (and /dev/shm inside the sandbox), but `keep`
+    (the scratch folder of a spare kept for the same student's next chapter)."""
     for base in (root, "/dev/shm") if os.environ.get("GRADING_IN_BWRAP") else (root,):
         try:
             names = os.listdir(base)
@@ -50,6 +51,8 @@ def clean_tmp(root: str) -> None:
             continue
         for name in names:
             path = os.path.join(base, name)
+            if keep is not None and path == keep:
+                continue
             try:
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path, ignore_errors=True)

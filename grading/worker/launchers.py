@@ -11,9 +11,9 @@ crashes and forged frames end the same way whichever made the child.
   ahead of time and imports torch (and transformers and the course model once the worker has needed them);
   a whole request (one chapter of one learner file) is handed to a waiting spare of the kind it needs (with the
   course model or without), each exercise with its own copy of the course model (`copies_shared`), and the next
-  spare of that kind starts while it grades. A spare that ran one learner's code is never given another's: a
-  spare is handed exactly one job, and exits after it. No fork, no select on pipes, no POSIX-only call on this path where
-  the system lacks it.
+  spare of that kind starts while it grades. A spare that ran one learner's code is never given another's: it
+  exits after its job, or, in a class, waits for the same student's next chapter (SpawnLauncher). No fork, no
+  select on pipes, no POSIX-only call on this path where the system lacks it.
 """
 from __future__ import annotations
 
@@ -34,21 +34,27 @@ POSIX = os.name == "posix"
 
 
 def run_child(msg: dict, learner_file: str, scratch: str, result_fd: int, exercises: list[dict], inputs: dict,
-              tasks: int, copies_shared: bool = False, ready: dict | None = None) -> None:
+              tasks: int, copies_shared: bool = False, ready: dict | None = None, confined: bool = False,
+              cpu_limit: bool = True) -> None:
     """In the learner's process, either backend: confine (folder, limits, guard) and run the learner's code.
     copies_shared: each exercise gets its own copy of the course model and E (the spawn backend; see batches.py).
-    ready: the zygote's watched copies, used instead of the learner process's own (grading/worker/watched.py)."""
+    ready: the zygote's watched copies, used instead of the learner process's own (grading/worker/watched.py).
+    confined: a kept spare's next job (spare.py): the same student's, in the same scratch folder, already confined.
+    cpu_limit: False in a spare kept for more jobs, whose CPU time adds up over chapters (the worker's clock still
+    stops each one)."""
     from . import guard, learner_process
     from .transport import CopiedPerExercise, shared_objects
 
-    os.chdir(scratch)
-    os.environ.update(HOME=scratch, USERPROFILE=scratch, TMPDIR=scratch, TEMP=scratch, TMP=scratch)
-    tempfile.tempdir = scratch
-    budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S
-    set_limits(msg["memory_mb"], budget, tasks)
-    seccomp.install()  # Linux: no system call that reaches another process (the worker's limits, its memory)
     keep = CopiedPerExercise(shared_objects()) if copies_shared else shared_objects()
-    guard.install(scratch, msg.get("blocked", []))
+    if not confined:
+        os.chdir(scratch)
+        os.environ.update(HOME=scratch, USERPROFILE=scratch, TMPDIR=scratch, TEMP=scratch, TMP=scratch,
+                          TORCHINDUCTOR_CACHE_DIR=os.path.join(scratch, "torchinductor"))  # torch._dynamo's cache
+        tempfile.tempdir = scratch
+        budget = IMPORT_TIMEOUT_S + sum(msg["timeouts"].values()) + SETUP_TIMEOUT_S if cpu_limit else None
+        set_limits(msg["memory_mb"], budget, tasks)
+        seccomp.install()  # Linux: no system call that reaches another process (the worker's limits, its memory)
+        guard.install(scratch, msg.get("blocked", []))
     learner_process.run(result_fd, learner_file, msg["module"], exercises, inputs, keep, ready)
 
 
@@ -121,6 +127,9 @@ class ForkedChild(Child):
 
 
 class SpawnedChild(Child):
+    keep_alive = False  # kept after its job for the same student's next chapter (SpawnLauncher.release)
+    reused = False  # it ran a job of this student's before this one
+
     def __init__(self, proc: subprocess.Popen, job: "WindowsJob | None" = None):
         self.proc, self.starting, self.job = proc, True, job
         super().__init__(os.dup(proc.stdout.fileno()), os.dup(proc.stderr.fileno()))
@@ -225,6 +234,15 @@ class ForkLauncher:
         """The zygote, which the stray-killer inside bubblewrap must leave alone."""
         return {self.zygote.pid} if self.zygote is not None else set()
 
+    @staticmethod
+    def kept_scratch(_msg: dict) -> None:
+        """Every forked child gets a fresh scratch folder (the fork costs milliseconds: nothing is kept)."""
+        return None
+
+    @staticmethod
+    def release(_child: Child, _reusable: bool) -> None:
+        """Nothing is kept: the child has ended."""
+
     def close(self) -> None:
         if self.zygote is not None:
             self.zygote.close()
@@ -236,7 +254,12 @@ class SpawnLauncher:
     Spares come in two kinds, with the course model loaded ahead (--model) or not, and at most one of each kind
     waits: a request takes the kind its inputs need, and a new spare of that kind starts at once, while this one
     grades. A spare of the wrong kind is never handed over, so no spare's start is wasted on a model it never
-    uses, and no request waits for one that must still load the model (a class's chapters alternate kinds)."""
+    uses, and no request waits for one that must still load the model (a class's chapters alternate kinds).
+
+    In a class, a request names its student (msg["owner"]): the spare that graded it is kept, with its scratch
+    folder, for that student's next chapter, so a student costs one spare, not one per chapter. It is never handed
+    another student's request (a request of someone else ends it), nor kept after a failure (a timeout, a crash, a
+    channel out of order), nor handed a request that needs the model it lacks."""
 
     name = "spawn"
     copies_shared = True  # a process per batch costs a spare: a chapter runs in one, each exercise with its own model
@@ -245,6 +268,8 @@ class SpawnLauncher:
         self.root = root
         self.model = False  # the kind warm_up starts: the last request's (a check() again, likely the same chapter)
         self._spares: dict[bool, subprocess.Popen] = {}  # kind (with the model) -> the spare of that kind waiting
+        self._kept: tuple[str, bool, str, SpawnedChild] | None = None  # (owner, with the model, scratch, child)
+        self._model_seen = False  # a request needed the model: a class's next students will need it too
         self._lock = threading.Lock()
 
     def _new_spare(self, model: bool) -> subprocess.Popen:
@@ -262,25 +287,64 @@ class SpawnLauncher:
             if spare is None or spare.poll() is not None:
                 self._spares[self.model] = self._new_spare(self.model)
 
+    def kept_scratch(self, msg: dict) -> str | None:
+        """The scratch folder of the spare kept for this request's student, if it is still waiting."""
+        kept = self._kept
+        if kept is None or not msg.get("owner") or kept[0] != msg["owner"] or kept[3].poll() is not None:
+            return None
+        return kept[2]
+
+    def _take_kept(self, owner: str | None, model: bool, scratch: str) -> SpawnedChild | None:
+        """The kept spare if this request may have it; otherwise it ends (it is never given another student's)."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        if owner and kept[0] == owner and (kept[1] or not model) and kept[2] == scratch and kept[3].poll() is None:
+            return kept[3]
+        kept[3].kill()
+        kept[3].wait()
+        return None
+
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
         from .transport import pickle_noting_fixtures
 
         # the course model and E by name: the spare resolves them in its own memory (loading what it lacks)
         blob, fixtures = pickle_noting_fixtures(inputs)
-        model = "course_model" in fixtures
+        owner = msg.get("owner")
         with self._lock:
-            proc = self._spares.pop(model, None)
-            if proc is None or proc.poll() is not None:
-                proc = self._new_spare(model)
+            self._model_seen |= "course_model" in fixtures
+            model = "course_model" in fixtures or bool(owner and self._model_seen)
+            child = self._take_kept(owner, model, scratch)
+            if child is None:
+                proc = self._spares.pop(model, None)
+                if proc is None or proc.poll() is not None:
+                    proc = self._new_spare(model)
+                child = SpawnedChild(proc, proc.job)
+                child.model = model
+            else:
+                child.reused, child.starting = True, True
             self.model = model
-        job = {"msg": msg, "exercises": exercises, "scratch": scratch, "learner_file": learner_file}
-        if proc.job is not None:
-            proc.job.set_memory(int(msg["memory_mb"]))
-        child = SpawnedChild(proc, proc.job)
+        child.owner, child.keep_alive, child.scratch = owner, bool(owner), scratch
+        job = {"msg": msg, "exercises": exercises, "scratch": scratch, "learner_file": learner_file,
+               "keep": child.keep_alive}
+        if child.job is not None:
+            child.job.set_memory(int(msg["memory_mb"]))
         # Written by a thread: a spare still importing reads its job only when ready, and the pipe holds 64 kB.
-        threading.Thread(target=self._hand_over, args=(proc, job, blob), daemon=True, name="spare-job").start()
+        threading.Thread(target=self._hand_over, args=(child.proc, job, blob), daemon=True,
+                         name="spare-job").start()
         self.warm_up()  # the next spare of this kind imports while this one grades
         return child
+
+    def release(self, child: Child, reusable: bool) -> None:
+        """After a request: keep `child` for its student's next chapter if it finished cleanly; else end it."""
+        if not isinstance(child, SpawnedChild) or not child.keep_alive:
+            return
+        with self._lock:
+            if reusable and child.poll() is None and self._kept is None:
+                self._kept = (child.owner, child.model, child.scratch, child)
+                return
+        child.kill()
+        child.wait()
 
     @staticmethod
     def _hand_over(proc: subprocess.Popen, job: dict, blob: bytes) -> None:
@@ -289,10 +353,11 @@ class SpawnLauncher:
         except OSError:
             pass  # it died; the supervisor sees its end
         finally:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
+            if not job["keep"]:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
 
     @staticmethod
     def observe(_child: Child) -> None:
@@ -300,12 +365,17 @@ class SpawnLauncher:
         return None
 
     def pids(self) -> set[int]:
-        """The waiting spares, which the stray-killer inside bubblewrap must leave alone."""
-        return {spare.pid for spare in list(self._spares.values())}
+        """The waiting spares and the kept one, which the stray-killer inside bubblewrap must leave alone."""
+        kept = self._kept
+        return {spare.pid for spare in list(self._spares.values())} | ({kept[3].proc.pid} if kept else set())
 
     def close(self) -> None:
         with self._lock:
             spares, self._spares = list(self._spares.values()), {}
+            kept, self._kept = self._kept, None
+        if kept is not None:
+            kept[3].kill()
+            kept[3].wait()
         for spare in spares:
             if spare.poll() is None:
                 spare.kill()

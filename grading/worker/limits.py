@@ -43,8 +43,8 @@ def count_tasks() -> int:
     return n
 
 
-def set_limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
-    """Address space (what is mapped now + memory_mb), CPU seconds, file size, processes, no core files.
+def set_limits(memory_mb: int, cpu_s: float | None, tasks: int) -> None:
+    """Address space (what is mapped now + memory_mb), CPU seconds (None: none), file size, processes, no core files.
     POSIX only (resource); elsewhere the worker's wall-clock limits (and on Windows the job object) bound it."""
     try:
         import resource
@@ -67,7 +67,8 @@ def set_limits(memory_mb: int, cpu_s: float, tasks: int) -> None:
         mapped = 0
     if mapped:  # macOS does not enforce RLIMIT_AS, and without /proc we cannot tell what is mapped
         lim(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CPU, int(cpu_s) + 1)
+    if cpu_s is not None:
+        lim(resource.RLIMIT_CPU, int(cpu_s) + 1)
     lim(resource.RLIMIT_FSIZE, file_limit())
     lim(resource.RLIMIT_CORE, 0)
     if tasks:

@@ -1,11 +1,15 @@
 """A spare learner process for the spawn backend (grading/worker/launchers.py): started ahead of time by the warm
 worker, it imports torch (with --model transformers and the course model too), then waits for one batch.
 
-    worker -> spare   stdin: one JSON frame {"msg", "exercises", "scratch", "learner_file"} + the pickled inputs
+    worker -> spare   stdin: one JSON frame {"msg", "exercises", "scratch", "learner_file", "keep"} + the pickled
+                      inputs
     spare -> worker   stdout: READY (it has its job and its inputs), then grading.worker.learner_process's frames
                       stderr: what the learner's code prints
 
-Until READY, whatever importing prints goes to the null device, so it is never the learner's output.
+Until READY, whatever importing prints goes to the null device, so it is never the learner's output. A job with
+"keep" (a class: the next chapter of the same student's files) leaves the spare waiting for that student's next
+job, confined as it is, with torch's defaults and random state as they were before any learner code ran; every
+other spare exits after its job.
 """
 from __future__ import annotations
 
@@ -40,20 +44,32 @@ def main() -> None:
 
             course_inputs.course_model()
             course_inputs.course_embedding()
-        try:
-            job, blobs = wire.recv_json(job_fd)
-        except wire.WireError:
-            return  # the worker closed without a job (it is shutting down)
-        os.close(job_fd)
-        inputs = InputsUnpickler(io.BytesIO(blobs[0])).load()
-        del blobs
-        tasks = limits.count_tasks()
-        wire.write_frame(result_fd, wire.READY)
-        os.dup2(output_fd, 1)
-        os.dup2(output_fd, 2)
-        os.close(output_fd)
-        launchers.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
-                            tasks, copies_shared=True)
+        pristine = _Pristine(torch)
+        tasks, keep = 0, True
+        while keep:
+            try:
+                job, blobs = wire.recv_json(job_fd)
+            except wire.WireError:
+                return  # the worker closed without a job (it is shutting down, or the student is done)
+            keep = bool(job.get("keep"))
+            if not keep:
+                os.close(job_fd)
+            confined = output_fd < 0  # a job ran here before: the same student's, in the same scratch folder
+            if confined:
+                pristine.restore()
+            inputs = InputsUnpickler(io.BytesIO(blobs[0])).load()
+            del blobs
+            if not confined:
+                tasks = limits.count_tasks()
+            wire.write_frame(result_fd, wire.READY)
+            if not confined:
+                os.dup2(output_fd, 1)
+                os.dup2(output_fd, 2)
+                os.close(output_fd)
+                output_fd = -1
+            launchers.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
+                                tasks, copies_shared=True, confined=confined, cpu_limit=not keep)
+            del inputs
     except BaseException:
         try:
             os.write(2, b"grading child failed:\n")
@@ -61,6 +77,26 @@ def main() -> None:
             pass
     finally:
         os._exit(0)
+
+
+class _Pristine:
+    """torch's global defaults and the random states as they are before any learner code runs, restored before a
+    kept spare's next job, so one chapter's settings never decide another's grade."""
+
+    def __init__(self, torch):
+        import random
+
+        self.torch, self.random = torch, random
+        self.dtype, self.grad = torch.get_default_dtype(), torch.is_grad_enabled()
+        self.rng, self.py_rng = torch.get_rng_state(), random.getstate()
+
+    def restore(self) -> None:
+        torch = self.torch
+        torch.set_default_dtype(self.dtype)
+        torch.set_grad_enabled(self.grad)
+        torch.set_num_threads(1)
+        torch.set_rng_state(self.rng)
+        self.random.setstate(self.py_rng)
 
 
 if __name__ == "__main__":

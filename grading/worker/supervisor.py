@@ -103,8 +103,8 @@ class Supervision:
                 self.on_deadline()
                 return
             if self.state == DONE:  # wait for the process to exit, not for pipes something it left may hold
-                if self.on_exit_check():
-                    return
+                if getattr(self.child, "keep_alive", False) or self.on_exit_check():
+                    return  # (a spare kept for the student's next chapter waits for it instead)
                 timeout = min(timeout, 0.02)
             event = self.child.next_event(timeout)
             if event is None:
@@ -202,8 +202,16 @@ class Supervision:
 
     # the end --------------------------------------------------------------------------------------------------------
 
+    @property
+    def reusable(self) -> bool:
+        """Whether the process finished its batch cleanly and still runs (a kept spare waiting for its next job)."""
+        return self.state == DONE and not self.failure and self.code is None and self.child.poll() is None
+
     def end(self) -> int:
-        """Stop the process (and what it left in its session); its return code."""
+        """Stop the process (and what it left in its session); its return code. A kept spare that finished
+        cleanly is left running for the launcher (0)."""
+        if getattr(self.child, "keep_alive", False) and self.reusable:
+            return 0
         if self.failure:
             self.child.kill()
         status = self.code if self.code is not None else self.child.wait()
@@ -239,7 +247,7 @@ def supervise(launcher, msg: dict, source: bytes, exercises: list[dict], inputs:
     """Run `exercises` (in order) in one learner process from `launcher`; (outcomes by name, result blobs in order).
 
     An exercise with no outcome was never started (the process died before it) and should be tried again."""
-    scratch = tempfile.mkdtemp(prefix="scratch-", dir=root)
+    scratch = launcher.kept_scratch(msg) or tempfile.mkdtemp(prefix="scratch-", dir=root)
     learner_file = os.path.join(scratch, msg["filename"])
     with open(learner_file, "wb") as f:
         f.write(source)
@@ -248,12 +256,16 @@ def supervise(launcher, msg: dict, source: bytes, exercises: list[dict], inputs:
     watch = Supervision(msg, [e["name"] for e in exercises], child, launcher.pids)
     watch.run()
     status = watch.end()
+    reused_but_lost = getattr(child, "reused", False) and watch.state == STARTING
+    launcher.release(child, watch.reusable)
     housekeeping.kill_strays(launcher.pids())  # anything that left the session (setsid from native code)
     try:  # only now: nothing the learner process left can still write to its inputs
         observed = {"changed": launcher.observe(child)}
     except Exception as exc:  # the zygote is gone or failed: the inputs were not watched, nothing is passed on it
         observed = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    housekeeping.clean_tmp(root)
+    housekeeping.clean_tmp(root, keep=launcher.kept_scratch(msg))
+    if reused_but_lost:  # the kept spare never took this job (an earlier chapter broke it): a fresh one does
+        return supervise(launcher, dict(msg, owner=None), source, exercises, inputs, root)
     outcomes, blobs = watch.verdicts(status)
     return with_observed(outcomes, observed), blobs
 
