@@ -77,8 +77,7 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
              blocked_extra: list[Path] = (), owner: str | None = None) -> "list[ExerciseResult] | _Reply":
     """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
     final results when there is nothing to check (no file, unreadable, the worker failed).
-    owner: the same for every chapter of one student in one run (a spawn worker then keeps that student's spare
-    for their next chapter: grading/worker/launchers.py), None for a single chapter."""
+    owner: one student's, in one run (a spawn worker keeps their spare for their next chapter), or None."""
     if not learner_file.exists():
         return [whole_exercise(chapter, e, NOT_ATTEMPTED, _("{file} does not exist.", file=verbatim(learner_file)))
                 for e in exercises]
@@ -230,10 +229,8 @@ class ClassRun:
         self._stats_lock = threading.Lock()
         self.on_done, self.on_result, self.lang, self.backend = on_done, on_result, lang, backend
         self.shown = i18n.language(lang) if lang != i18n.MARKED else ""
-        self.tasks: queue.Queue = queue.Queue()  # lists of (i, j, src, chapter, exercises), taken whole
-        # With spawn, a worker keeps a student's spare for that student's next chapter (grading/worker/launchers.py):
-        # where there are students enough for every worker, each worker takes a whole student at a time.
-        whole = backend.name == "spawn" and len(sources) >= 2 * n and len(plan) > 1
+        self.tasks: queue.Queue = queue.Queue()  # lists of (i, j, src, chapter, exercises), taken whole: with spawn
+        whole = backend.name == "spawn" and len(sources) >= 2 * n  # a whole student each, to keep their spare
         for i, src in enumerate(sources):
             items = [(i, j, src, chapter, exercises) for j, (chapter, exercises) in enumerate(plan)]
             for group in [items] if whole else [[item] for item in items]:
@@ -306,8 +303,7 @@ class ClassRun:
                     got = self._run(worker, i, j, src / f"{chapter.module}.py", chapter, exercises)
                 self.to_check.put((i, j, src, got))
 
-    def _run(self, worker: Worker, i: int, j: int, learner_file: Path, chapter: Chapter,
-             exercises: list[Exercise]):
+    def _run(self, worker: Worker, i: int, j: int, learner_file: Path, chapter: Chapter, exercises: list[Exercise]):
         """run_file, except for a file byte for byte the course's own stub of the chapter: that code is the
         course's, not a learner's, and gives the same reply every time, so it runs once per class and that reply
         is checked again for every student who handed it in untouched."""
