@@ -14,6 +14,8 @@ devices, at most MAX_MEMBERS members and MAX_BYTES unpacked, and only .py and .i
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import shutil
 import stat
@@ -54,6 +56,19 @@ class ArchiveError(Exception):
 
 def _exercise_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and not p.is_symlink() and EXERCISE_FILE.fullmatch(p.name))
+
+
+def folder_digest(folder: Path) -> str:
+    """Who a grading request's code belongs to (a spawn worker keeps a spare for its owner's next request): the
+    folder and each of its chapter files, byte for byte; another folder, or one edited file, is someone else."""
+    h = hashlib.sha256(str(Path(folder).resolve()).encode() + b"\0")
+    try:
+        for p in _exercise_files(Path(folder)):
+            data = p.read_bytes()
+            h.update(p.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    except OSError:  # a folder or file that cannot be read: this request's own, kept for nobody
+        h.update(os.urandom(16))
+    return h.hexdigest()[:32]
 
 
 def _dirs(folder: Path) -> list[Path]:

@@ -230,6 +230,27 @@ def test_a_class_keeps_one_spare_per_student_and_never_hands_it_on(monkeypatch, 
     assert launcher.pids() == set()
 
 
+def test_a_spares_owner_is_the_learners_folder_and_files_byte_for_byte(tmp_path):
+    """The owner a kept spare serves (grading/submissions.py folder_digest): the same folder and files give the same
+    owner (a check() again on unchanged files); one edited byte, another chapter file added, or the same files in
+    another student's folder give another."""
+    from grading.submissions import folder_digest
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "ch01_embeddings.py").write_text("x = 1\n", encoding="utf-8")
+    first, other = folder_digest(a), folder_digest(b)
+    assert folder_digest(a) == first and other != first
+    (a / "notes.txt").write_text("not a chapter file", encoding="utf-8")
+    assert folder_digest(a) == first
+    (a / "ch01_embeddings.py").write_text("x = 2\n", encoding="utf-8")
+    assert folder_digest(a) != first
+    (b / "ch04_sampling.py").write_text("", encoding="utf-8")
+    assert folder_digest(b) not in (other, first, folder_digest(a))
+    assert folder_digest(tmp_path / "missing") != folder_digest(tmp_path / "missing")  # unreadable: kept for nobody
+
+
 KEPT_MARK = """
 import builtins as _builtins
 _builtins.__dict__.setdefault("_EARLIER_CHAPTERS", []).append({who!r})

@@ -5,7 +5,6 @@ A class spread over a Dask cluster runs this same scheduler on each cluster work
 from __future__ import annotations
 
 import io
-import os
 import queue
 import threading
 import time
@@ -19,6 +18,7 @@ import torch
 from .. import i18n
 from ..i18n import _, verbatim
 from ..catalog import chapters_for, select
+from ..submissions import folder_digest
 from ..model import ERROR, NOT_ATTEMPTED, PASSED, TIMEOUT, WRONG, Chapter, Exercise, ExerciseResult
 from ..worker import limits
 from ..worker.calls.unchanged import UNCHANGED
@@ -77,7 +77,7 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
              blocked_extra: list[Path] = (), owner: str | None = None) -> "list[ExerciseResult] | _Reply":
     """Run the learner's code for `exercises` on `worker`: the worker's reply to check (check_reply), or the
     final results when there is nothing to check (no file, unreadable, the worker failed).
-    owner: one student's, in one run (a spawn worker keeps their spare for their next chapter), or None."""
+    owner: the learner's (submissions.folder_digest: a spawn worker keeps their spare for their next request)."""
     if not learner_file.exists():
         return [whole_exercise(chapter, e, NOT_ATTEMPTED, _("{file} does not exist.", file=verbatim(learner_file)))
                 for e in exercises]
@@ -235,7 +235,6 @@ class ClassRun:
             items = [(i, j, src, chapter, exercises) for j, (chapter, exercises) in enumerate(plan)]
             for group in [items] if whole else [[item] for item in items]:
                 self.tasks.put(group)
-        self.run_id = os.urandom(6).hex()  # with a student's index, the owner of their requests (run_file)
         self.found: dict[tuple[int, int], list[ExerciseResult]] = {}
         self.remaining = [len(plan)] * len(sources)
         self.to_check: queue.Queue = queue.Queue(maxsize=2 * n)  # (i, j, src, reply); None ends the checking thread
@@ -300,10 +299,10 @@ class ClassRun:
                     got = [whole_exercise(chapter, e, ERROR, _("The grading worker could not start: {error}",
                                                                error=_detail(exc))) for e in exercises]
                 else:
-                    got = self._run(worker, i, j, src / f"{chapter.module}.py", chapter, exercises)
+                    got = self._run(worker, j, src / f"{chapter.module}.py", chapter, exercises)
                 self.to_check.put((i, j, src, got))
 
-    def _run(self, worker: Worker, i: int, j: int, learner_file: Path, chapter: Chapter, exercises: list[Exercise]):
+    def _run(self, worker: Worker, j: int, learner_file: Path, chapter: Chapter, exercises: list[Exercise]):
         """run_file, except for a file byte for byte the course's own stub of the chapter: that code is the
         course's, not a learner's, and gives the same reply every time, so it runs once per class and that reply
         is checked again for every student who handed it in untouched."""
@@ -311,7 +310,7 @@ class ClassRun:
         if untouched and j in self.stub_replies:
             return self.stub_replies[j]
         start = time.perf_counter()
-        owner = f"{self.run_id}/{i}" if len(self.plan) > 1 and not untouched else None
+        owner = None if untouched else folder_digest(learner_file.parent)  # the same files: one spare (spawn)
         got = run_file(worker, chapter, exercises, learner_file, self.checker, **self.options, owner=owner)
         self._count(start, time.perf_counter())
         if untouched and isinstance(got, _Reply) and _complete_reply(got):

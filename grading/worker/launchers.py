@@ -12,7 +12,7 @@ crashes and forged frames end the same way whichever made the child.
   a whole request (one chapter of one learner file) is handed to a waiting spare of the kind it needs (with the
   course model or without), each exercise with its own copy of the course model (`copies_shared`), and the next
   spare of that kind starts while it grades. A spare that ran one learner's code is never given another's: it
-  exits after its job, or, in a class, waits for the same student's next chapter (SpawnLauncher). No fork, no
+  exits after its job, or waits for the same learner's next request on the same files (SpawnLauncher). No fork, no
   select on pipes, no POSIX-only call on this path where the system lacks it.
 """
 from __future__ import annotations
@@ -256,10 +256,11 @@ class SpawnLauncher:
     grades. A spare of the wrong kind is never handed over, so no spare's start is wasted on a model it never
     uses, and no request waits for one that must still load the model (a class's chapters alternate kinds).
 
-    In a class, a request names its student (msg["owner"]): the spare that graded it is kept, with its scratch
-    folder, for that student's next chapter, so a student costs one spare, not one per chapter. It is never handed
-    another student's request (a request of someone else ends it), nor kept after a failure (a timeout, a crash, a
-    channel out of order), nor handed a request that needs the model it lacks."""
+    A request names its owner (msg["owner"]: the learner's folder and chapter files, byte for byte): the spare that
+    graded it is kept, with its scratch folder, for that owner's next request (a class: the student's next chapter;
+    a notebook: the next check() of unchanged files), so a student costs one spare, not one per chapter. It is
+    never handed anyone else's request (another owner's request ends it), nor kept after a failure (a timeout, a
+    crash, a channel out of order), nor handed a request that needs the model it lacks."""
 
     name = "spawn"
     copies_shared = True  # a process per batch costs a spare: a chapter runs in one, each exercise with its own model

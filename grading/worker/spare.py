@@ -7,9 +7,9 @@ worker, it imports torch (with --model transformers and the course model too), t
                       stderr: what the learner's code prints
 
 Until READY, whatever importing prints goes to the null device, so it is never the learner's output. A job with
-"keep" (a class: the next chapter of the same student's files) leaves the spare waiting for that student's next
-job, confined as it is, with torch's defaults and random state as they were before any learner code ran; every
-other spare exits after its job.
+"keep" leaves the spare waiting for the same learner's next job on the same files (launchers.SpawnLauncher),
+confined as it is, with torch's defaults and random state put back as they were before any learner code ran;
+every other spare exits after its job.
 """
 from __future__ import annotations
 
