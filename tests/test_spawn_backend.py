@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -191,7 +192,8 @@ def test_each_request_gets_a_fresh_spare_of_the_kind_it_needs(monkeypatch, tmp_p
 def test_a_class_keeps_one_spare_per_student_and_never_hands_it_on(monkeypatch, tmp_path):
     """Spawn backend in a class (issue 34): the spare that graded a student's chapter is kept, with its scratch
     folder, for that student's next chapter; it is ended, never handed over, when the next request is another
-    student's, when its chapter failed, or when the next chapter needs the course model it lacks."""
+    student's, when its chapter failed, when the next chapter needs the course model it lacks, or after waiting
+    KEPT_IDLE_S for nobody (an idle learner's spare does not hold its memory)."""
     from grading.worker import launchers, transport
 
     _Spare.made = []
@@ -225,7 +227,13 @@ def test_a_class_keeps_one_spare_per_student_and_never_hands_it_on(monkeypatch, 
     launcher.release(other, True)
     with_model = start("run/1", "scratch-b", model=True)  # the kept one lacks the model: a spare that has it
     assert with_model.proc is not other.proc and with_model.proc.model and other.proc.pid in killed
-    assert start(None, "scratch-c").keep_alive is False  # a single chapter (check()): nothing is kept
+    assert start(None, "scratch-c").keep_alive is False  # no owner (an untouched stub): nothing is kept
+    monkeypatch.setattr(launchers, "KEPT_IDLE_S", 0.05)
+    idle = start("run/2", "scratch-d")
+    launcher.release(idle, True)
+    assert launcher.kept_scratch({"owner": "run/2"}) == "scratch-d"
+    time.sleep(0.5)  # nobody asked for it: it ends, and its memory is the learner's again
+    assert launcher.kept_scratch({"owner": "run/2"}) is None and idle.proc.pid in killed
     launcher.close()
     assert launcher.pids() == set()
 

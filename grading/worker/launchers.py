@@ -24,9 +24,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 from . import seccomp, wire
-from .limits import IMPORT_TIMEOUT_S, SETUP_TIMEOUT_S, count_tasks, set_limits
+from .limits import IMPORT_TIMEOUT_S, KEPT_IDLE_S, SETUP_TIMEOUT_S, count_tasks, set_limits
 from .windows_job import WindowsJob
 from .zygote import Zygote, become_learner
 
@@ -157,6 +158,10 @@ class SpawnedChild(Child):
             self.job.close()
         return code
 
+    def end(self) -> None:
+        self.kill()
+        self.wait()
+
 
 class ForkLauncher:
     """Children forked from the zygote (POSIX; grading/worker/zygote.py), itself forked from the warm worker before
@@ -237,7 +242,6 @@ class ForkLauncher:
     @staticmethod
     def kept_scratch(_msg: dict) -> None:
         """Every forked child gets a fresh scratch folder (the fork costs milliseconds: nothing is kept)."""
-        return None
 
     @staticmethod
     def release(_child: Child, _reusable: bool) -> None:
@@ -269,7 +273,7 @@ class SpawnLauncher:
         self.root = root
         self.model = False  # the kind warm_up starts: the last request's (a check() again, likely the same chapter)
         self._spares: dict[bool, subprocess.Popen] = {}  # kind (with the model) -> the spare of that kind waiting
-        self._kept: tuple[str, bool, str, SpawnedChild] | None = None  # (owner, with the model, scratch, child)
+        self._kept: SpawnedChild | None = None  # the spare kept for its owner's next request (its .owner, .scratch)
         self._model_seen = False  # a request needed the model: a class's next students will need it too
         self._lock = threading.Lock()
 
@@ -289,21 +293,18 @@ class SpawnLauncher:
                 self._spares[self.model] = self._new_spare(self.model)
 
     def kept_scratch(self, msg: dict) -> str | None:
-        """The scratch folder of the spare kept for this request's student, if it is still waiting."""
+        """The scratch folder of the spare kept for this request's owner, if it is still waiting."""
         kept = self._kept
-        if kept is None or not msg.get("owner") or kept[0] != msg["owner"] or kept[3].poll() is not None:
-            return None
-        return kept[2]
+        mine = kept is not None and msg.get("owner") and kept.owner == msg["owner"] and kept.poll() is None
+        return kept.scratch if mine else None
 
     def _take_kept(self, owner: str | None, model: bool, scratch: str) -> SpawnedChild | None:
-        """The kept spare if this request may have it; otherwise it ends (it is never given another student's)."""
+        """The kept spare if this request may have it; otherwise it ends (it is never given another owner's)."""
         kept, self._kept = self._kept, None
-        if kept is None:
-            return None
-        if owner and kept[0] == owner and (kept[1] or not model) and kept[2] == scratch and kept[3].poll() is None:
-            return kept[3]
-        kept[3].kill()
-        kept[3].wait()
+        if kept is None or (owner and kept.owner == owner and (kept.model or not model) and kept.scratch == scratch
+                            and kept.poll() is None):
+            return kept
+        kept.end()
         return None
 
     def start(self, msg: dict, exercises: list[dict], inputs: dict, scratch: str, learner_file: str) -> Child:
@@ -331,21 +332,30 @@ class SpawnLauncher:
         if child.job is not None:
             child.job.set_memory(int(msg["memory_mb"]))
         # Written by a thread: a spare still importing reads its job only when ready, and the pipe holds 64 kB.
-        threading.Thread(target=self._hand_over, args=(child.proc, job, blob), daemon=True,
-                         name="spare-job").start()
+        threading.Thread(target=self._hand_over, args=(child.proc, job, blob), daemon=True, name="spare-job").start()
         self.warm_up()  # the next spare of this kind imports while this one grades
         return child
 
     def release(self, child: Child, reusable: bool) -> None:
-        """After a request: keep `child` for its student's next chapter if it finished cleanly; else end it."""
+        """After a request: keep `child` for its owner's next request if it finished cleanly, KEPT_IDLE_S at most
+        (an idle learner's spare must not hold its memory); else end it."""
         if not isinstance(child, SpawnedChild) or not child.keep_alive:
             return
         with self._lock:
             if reusable and child.poll() is None and self._kept is None:
-                self._kept = (child.owner, child.model, child.scratch, child)
+                self._kept, child.kept_at = child, time.monotonic()
+                threading.Thread(target=self._expire, args=(child, child.kept_at), daemon=True).start()
                 return
-        child.kill()
-        child.wait()
+        child.end()
+
+    def _expire(self, child: SpawnedChild, kept_at: float) -> None:
+        """After KEPT_IDLE_S, end `child` if it is still the spare kept at `kept_at` (not taken, or kept again)."""
+        time.sleep(KEPT_IDLE_S)
+        with self._lock:
+            if self._kept is not child or child.kept_at != kept_at:
+                return
+            self._kept = None
+        child.end()
 
     @staticmethod
     def _hand_over(proc: subprocess.Popen, job: dict, blob: bytes) -> None:
@@ -368,15 +378,14 @@ class SpawnLauncher:
     def pids(self) -> set[int]:
         """The waiting spares and the kept one, which the stray-killer inside bubblewrap must leave alone."""
         kept = self._kept
-        return {spare.pid for spare in list(self._spares.values())} | ({kept[3].proc.pid} if kept else set())
+        return {spare.pid for spare in list(self._spares.values())} | ({kept.proc.pid} if kept else set())
 
     def close(self) -> None:
         with self._lock:
             spares, self._spares = list(self._spares.values()), {}
             kept, self._kept = self._kept, None
         if kept is not None:
-            kept[3].kill()
-            kept[3].wait()
+            kept.end()
         for spare in spares:
             if spare.poll() is None:
                 spare.kill()

@@ -9,6 +9,7 @@ SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time li
 DEPENDENT_TIMEOUT_S = 10.0  # the limit of an exercise that calls the learner's own function that timed out
 REQUEST_TIMEOUT_S = 20.0  # a request from the judge that has begun must have arrived whole by then
 START_TIMEOUT_S = 180.0  # a spare (spawn backend) importing torch and transformers before it can take its job
+KEPT_IDLE_S = 120.0  # a spare kept for its owner's next request (spawn backend) ends after waiting this long
 
 OUTPUT_LIMIT = 8 << 20  # bytes a learner process may print in total before it is stopped
 OUTPUT_KEEP = 16 << 10  # bytes of that output kept for the worker's log
