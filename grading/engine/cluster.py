@@ -26,6 +26,7 @@ from typing import Callable
 from .. import i18n
 from ..i18n import _, verbatim
 from ..model import ExerciseResult
+from ..submissions import folder_digest
 
 GRADING = Path(__file__).resolve().parents[1]
 
@@ -97,7 +98,7 @@ def grade_student(files: dict[str, bytes], target: str | None, memory_mb: int, t
     k = _take_slot()
     try:
         worker = worker_pool.warm_worker(k)  # started once per Dask worker thread, warm for its next students
-        results, owner = [], uuid.uuid4().hex if len(plan) > 1 else None  # one spare per student (spawn)
+        results, owner = [], folder_digest(folder)  # one spare for this student's chapters (spawn), as scheduler
         for chapter, exercises in plan:
             got = scheduler.run_file(worker, chapter, exercises, folder / f"{chapter.module}.py", checker,
                                      memory_mb=memory_mb, time_limit_s=time_limit_s, blocked_extra=[root],

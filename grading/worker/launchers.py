@@ -63,6 +63,8 @@ class Child:
     """One learner process: its two pipes are read by threads into `events`; poll/kill/wait as Popen's."""
 
     starting = False  # True while a spare has not yet said it is ready (its start-up is not the learner's time)
+    keep_alive = False  # a spare kept after its job for its owner's next request (SpawnLauncher.release)
+    reused = False  # a kept spare that ran this owner's job before this one
 
     def __init__(self, result_fd: int, output_fd: int):
         self.events: queue.Queue[tuple[str, bytes]] = queue.Queue()
@@ -128,9 +130,6 @@ class ForkedChild(Child):
 
 
 class SpawnedChild(Child):
-    keep_alive = False  # kept after its job for the same student's next chapter (SpawnLauncher.release)
-    reused = False  # it ran a job of this student's before this one
-
     def __init__(self, proc: subprocess.Popen, job: "WindowsJob | None" = None):
         self.proc, self.starting, self.job = proc, True, job
         super().__init__(os.dup(proc.stdout.fileno()), os.dup(proc.stderr.fileno()))

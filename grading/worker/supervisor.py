@@ -103,7 +103,7 @@ class Supervision:
                 self.on_deadline()
                 return
             if self.state == DONE:  # wait for the process to exit, not for pipes something it left may hold
-                if getattr(self.child, "keep_alive", False) or self.on_exit_check():
+                if self.child.keep_alive or self.on_exit_check():
                     return  # (a spare kept for the student's next chapter waits for it instead)
                 timeout = min(timeout, 0.02)
             event = self.child.next_event(timeout)
@@ -210,7 +210,7 @@ class Supervision:
     def end(self) -> int:
         """Stop the process (and what it left in its session); its return code. A kept spare that finished
         cleanly is left running for the launcher (0)."""
-        if getattr(self.child, "keep_alive", False) and self.reusable:
+        if self.child.keep_alive and self.reusable:
             return 0
         if self.failure:
             self.child.kill()
@@ -256,7 +256,7 @@ def supervise(launcher, msg: dict, source: bytes, exercises: list[dict], inputs:
     watch = Supervision(msg, [e["name"] for e in exercises], child, launcher.pids)
     watch.run()
     status = watch.end()
-    reused_but_lost = getattr(child, "reused", False) and watch.state == STARTING
+    reused_but_lost = child.reused and watch.state == STARTING
     launcher.release(child, watch.reusable)
     housekeeping.kill_strays(launcher.pids())  # anything that left the session (setsid from native code)
     try:  # only now: nothing the learner process left can still write to its inputs
