@@ -10,6 +10,9 @@ from .course_model import (
 )
 from .hub_models import ModelNotAvailable, load_model, model_available, try_load_model
 from .tiny_models import tiny_config, tiny_model
+from . import kernel_hooks
+
+kernel_hooks.install()  # in a notebook only: figures record their data; a translated edition translates output
 
 __all__ = [
     "MODEL_CARD", "CourseModelError", "ModelNotAvailable", "cache_root", "course_model_dir",

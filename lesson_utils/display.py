@@ -1,9 +1,11 @@
 """Small display helpers shared by the notebooks: token labels, tables, token bar charts."""
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Sequence
 
+from . import edition, output_text
 from .figure_text import _
 
 COURSE_ROOT = Path(__file__).resolve().parent.parent
@@ -27,13 +29,25 @@ def token_label(tokenizer, token_id: int) -> str:
 
 
 def print_table(rows: Sequence[Sequence], headers: Sequence[str]) -> None:
-    """Print rows as an aligned plain-text table (stable text, so nbval can compare it)."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    """Print rows as an aligned plain-text table (stable text, so nbval can compare it); in a translated edition its
+    headers and words are translated cell by cell (output_text), and columns align by display width."""
+    lang = edition.language()
+    cells = [[output_text.translate_cell(str(c), lang) for c in r] for r in [headers, *rows]]
+    widths = [max(_width(r[i]) for r in cells) for i in range(len(headers))]
     for n, r in enumerate(cells):
-        print("  ".join(c.rjust(w) if n and _numeric(c) else c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(_pad(c, w, right=bool(n) and _numeric(c)) for c, w in zip(r, widths)).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths))
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes in a fixed-width font: two for a wide (CJK) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    fill = " " * (width - _width(text))
+    return fill + text if right else text + fill
 
 
 def _numeric(text: str) -> bool:

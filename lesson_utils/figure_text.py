@@ -3,14 +3,17 @@
 The plotting helpers write their own labels as `_("probability")` with this module's `_`: lesson_utils/edition.py's
 translation, except that a Chinese figure stays in English where no installed font has Chinese characters (matplotlib
 would draw empty boxes). For Chinese, `use_cjk_font` puts an installed CJK font first in matplotlib's sans-serif list.
+The words a notebook's own code writes on a figure (`ax.set_title("...")`) are translated as the figure is shown
+(`translate_figure`, called by kernel_hooks.py, through the `outputs` catalog of lesson_utils/output_text.py).
 """
 from __future__ import annotations
 
-from . import edition
+from . import edition, output_text
 
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
              "PingFang SC", "Heiti SC", "SimHei")  # in order of preference
 NEEDS_CJK = ("zh",)
+FALLBACK = "DejaVu Sans"  # ships with matplotlib
 _told = False  # the note that figures stay in English is printed once per kernel
 
 
@@ -41,6 +44,9 @@ def use_cjk_font(lang: str | None = None) -> bool:
     fonts = list(matplotlib.rcParams["font.sans-serif"])
     if fonts[:1] != [font]:
         matplotlib.rcParams["font.sans-serif"] = [font] + [f for f in fonts if f != font]
+    family = list(matplotlib.rcParams["font.family"])
+    if FALLBACK not in family:  # a glyph the CJK font lacks (ᵀ, ∇) is drawn from matplotlib's own font
+        matplotlib.rcParams["font.family"] = family + [FALLBACK]
     return True
 
 
@@ -58,3 +64,28 @@ def _(msgid: str, /, **kwargs: object) -> str:
     if use_cjk_font():
         return edition._(msgid, **kwargs)
     return msgid.format(**kwargs) if kwargs else msgid
+
+
+KEY = "figure_text"  # output metadata: the texts a shown figure carries (tools/messages.py takes msgids from it)
+
+
+def figure_strings(fig) -> list:
+    """The Text artists of `fig` that carry words a notebook's code wrote: titles, axis labels (colour bars' too),
+    legend entries and titles, texts and annotations. Tick labels are left out: they are tokens and numbers."""
+    texts = [fig._suptitle] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [legend.get_title(), *legend.get_texts()]
+    return [t for t in texts if output_text.WORD.search(output_text.QUOTED.sub("", t.get_text()))]
+
+
+def translate_figure(fig, lang: str | None = None) -> None:
+    """Put `fig`'s words (figure_strings) into `lang` (default: the course's language) where the `outputs`
+    catalog has them and a font can draw them; the rest stays as it is."""
+    lang = lang or edition.language()
+    if lang == "en" or not use_cjk_font(lang):
+        return
+    for text in figure_strings(fig):
+        text.set_text(output_text.translate_cell(text.get_text(), lang))

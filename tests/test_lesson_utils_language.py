@@ -35,6 +35,7 @@ def lang(monkeypatch, tmp_path):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(matplotlib.rcParams, "font.sans-serif", list(matplotlib.rcParams["font.sans-serif"]))
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", list(matplotlib.rcParams["font.family"]))
     monkeypatch.setattr(figure_text, "_told", False)
     yield lambda code: monkeypatch.setenv("GRADING_LANG", code)
     plt.close("all")

@@ -104,7 +104,8 @@ def test_a_changed_stub_docstring_makes_its_translated_contract_stale(tmp_path):
 
 def test_translated_outputs_must_carry_the_english_numbers(tmp_path):
     """The quiz cell of a Chinese notebook prints in Chinese: accepted because every number is the English one;
-    changing one number in it, or its figure, makes the notebook out of step, and sync keeps the Chinese words."""
+    changing one number in it, or the data its figure records, makes the notebook out of step, and sync keeps the
+    Chinese words."""
     english = _copy_pair(tmp_path, "07_head_at_scale.ipynb")
     target = tmp_path / LANG / english.name
     en_cells = {c["id"]: c for c in json.loads(english.read_text(encoding="utf-8"))["cells"]}
@@ -126,7 +127,11 @@ def test_translated_outputs_must_carry_the_english_numbers(tmp_path):
 
     figure = next(c for c in tr["cells"] if any("image/png" in o.get("data", {}) for o in c.get("outputs", [])))
     out = next(o for o in figure["outputs"] if "image/png" in o.get("data", {}))
-    assert not translations.same_numbers([out], [dict(out, data=dict(out["data"], **{"image/png": "iVBOR"}))])
+    relabelled = dict(out, data=dict(out["data"], **{"image/png": "iVBOR"}))  # its words drawn in Chinese
+    assert translations.same_numbers([out], [relabelled])
+    other = [x * 1.01 for x in out["metadata"]["figure_data"]]
+    redrawn = dict(relabelled, metadata=dict(out["metadata"], figure_data=other))  # other numbers drawn
+    assert not translations.same_numbers([out], [redrawn])
     assert translations.same_numbers([{"output_type": "stream", "name": "stdout", "text": ["top 3 of 10: 0.25\n"]}],
                                      [{"output_type": "stream", "name": "stdout", "text": ["10 个中的前 3 个：0.25\n"]}])
     assert not translations.same_numbers([{"output_type": "stream", "name": "stdout", "text": ["p = 0.25\n"]}],

@@ -1,6 +1,9 @@
 """The judge's message catalogs (grading/i18n.py), kept with Babel: one domain per chapter's checks module
 (grading/checks/chNN_*), `judge` for the rest of grading/ and judge.py, and `course` for course.py, lesson_utils/
-(translated at once by lesson_utils/edition.py, with the standard library's gettext) and COURSE_IN_GRADING.
+(translated at once by lesson_utils/edition.py, with the standard library's gettext) and COURSE_IN_GRADING, and
+`outputs` for what the notebooks' code cells print and draw (lesson_utils/output_text.py): its msgids are the
+lines and table cells of the English notebooks' saved outputs and the words of their figures, numbers taken out as
+{0}, {1}, ...; a line that stays as it is in Chinese (code, a token, data) is translated as itself.
 
     python -m tools.messages extract    list every domain's messages found in the sources
     python -m tools.messages update     merge them into grading/locale/<lang>/LC_MESSAGES/<domain>.po (new ones
@@ -14,6 +17,7 @@ After editing a message in the sources: update, translate, compile, commit the .
 from __future__ import annotations
 
 import io
+import json
 import string
 import sys
 from pathlib import Path
@@ -23,6 +27,10 @@ from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from lesson_utils import output_text
+from lesson_utils.edition import course_notebooks
+from lesson_utils.figure_text import KEY as FIGURE_TEXT
+
 REPO = Path(__file__).resolve().parent.parent
 GRADING = REPO / "grading"
 LOCALE = GRADING / "locale"
@@ -31,6 +39,7 @@ KEYWORDS = {"_": None, "N_": None}  # _(msgid, **kwargs) and N_(msgid): the firs
 JUDGE = "judge"
 COURSE = "course"
 COURSE_IN_GRADING = ("contracts.py", "usage.py")  # grading/ modules whose messages are in `course`, not `judge`
+OUTPUTS = "outputs"
 
 
 def _chapter_domain(path: Path) -> str | None:
@@ -49,11 +58,34 @@ def sources() -> dict[str, list[Path]]:
         if path not in course:
             out.setdefault(_chapter_domain(path) or JUDGE, []).append(path)
     out[COURSE] = [REPO / "course.py", *sorted((REPO / "lesson_utils").rglob("*.py")), *course]
+    out[OUTPUTS] = course_notebooks(REPO / "notebooks")
     return out
 
 
+def notebook_messages(notebooks: list[Path]) -> Catalog:
+    """The `outputs` msgids: what the English notebooks' code cells print to stdout, line by line or, in a
+    print_table table, cell by cell (the quiz cells print through `course` already), and the words of their
+    figures."""
+    cat = Catalog(domain=OUTPUTS, project="llm-course judge", fuzzy=False)
+    for path in notebooks:
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code" or "show_quiz(" in "".join(cell["source"]):
+                continue
+            for out in cell.get("outputs", []):
+                msgids = out.get("metadata", {}).get(FIGURE_TEXT, [])  # a figure's words (lesson_utils/kernel_hooks.py)
+                if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                    msgids = output_text.catalog_entries("".join(out["text"]))
+                for msgid in msgids:
+                    if msgid not in cat:
+                        cat.add(msgid, locations=[(f"notebooks/{path.name}", 0)], auto_comments=[cell["id"]])
+    return cat
+
+
 def extract(domain: str, files: list[Path]) -> Catalog:
-    """The messages marked with _() or N_() in `files`, as a Babel template catalog."""
+    """The messages marked with _() or N_() in `files` (for `outputs`: printed by the notebooks `files`), as a
+    Babel template catalog."""
+    if domain == OUTPUTS:
+        return notebook_messages(files)
     cat = Catalog(domain=domain, project="llm-course judge", fuzzy=False)
     for path in files:
         for lineno, msgid, comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):

@@ -7,14 +7,16 @@
     python tools/translations.py check zh         # exit 1 if anything is out of step (the test suite runs this)
 
 A translated notebook has the English notebook's cells in the same order with the same ids. Code cells carry the
-English code (comments may be translated) and the English outputs, or outputs in the edition's language that carry
-exactly the same numbers (`same_numbers`: what the course's own code prints through its catalogs, such as the quiz);
-nbval runs the English one. Each markdown cell records in its metadata the hash of the English source it translates, so an
-English edit makes it stale until a translator looks at it again.
+English code (comments may be translated) and outputs that carry exactly the English numbers (`same_numbers`): the
+notebook is executed in its language, where lesson_utils translates what cells print (output_text.py) and labels
+figures, each figure recording a summary of its data (figure_data.py); nbval runs the English one. Each
+markdown cell records in its metadata the hash of the English source it translates, so an English edit makes it
+stale until a translator looks at it again.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 import re
@@ -24,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("figure_data", ROOT / "lesson_utils" / "figure_data.py")
+figure_data = importlib.util.module_from_spec(_spec)  # numpy only: not lesson_utils/__init__, which loads torch
+_spec.loader.exec_module(figure_data)
 NOTEBOOKS = ROOT / "notebooks"
 KEY = "translation"  # cell metadata: {"sha": hash of the English source this cell translates}
 CONTRACTS = "contracts"  # in KEY: [{"function": name, "sha": hash of the stub docstring the cell translates}, ...]
@@ -33,16 +38,41 @@ ANCHOR = re.compile(r"<a\s+(?:id|name)=[\"']([^\"']+)[\"']|\]\((#[^)\s]+|[\w./-]
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex")
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
+VOLATILE = "NBVAL_IGNORE_OUTPUT"  # a cell whose outputs nbval does not compare: timings, the environment
 
 
 def _numbers(text: str | list[str]) -> list[str]:
     return sorted(NUMBER.findall(text if isinstance(text, str) else "".join(text)))
 
 
-def same_numbers(english: list[dict], translated: list[dict]) -> bool:
+def coalesce_streams(outputs: list[dict]) -> list[dict]:
+    """Consecutive outputs of one stream as one (as nbval compares them): where a kernel cut what a cell printed
+    depends on timing, not on the cell."""
+    out: list[dict] = []
+    for o in outputs:
+        if o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream" and (
+                out[-1].get("name") == o.get("name")):
+            out[-1] = dict(out[-1], text="".join(out[-1].get("text", "")) + "".join(o.get("text", "")))
+        else:
+            out.append(o)
+    return out
+
+
+def _same_figure_data(english: dict, translated: dict) -> bool:
+    """Two figures draw the same numbers: both record the summary of their data (lesson_utils/figure_data.py), and
+    the summaries agree."""
+    return figure_data.same_data(english.get("metadata", {}).get(figure_data.KEY),
+                                 translated.get("metadata", {}).get(figure_data.KEY))
+
+
+def same_numbers(english: list[dict], translated: list[dict], numbers: bool = True) -> bool:
     """True if a translated cell's outputs are the English ones in other words: the same outputs, kinds and
-    execution counts, every non-text payload (figures) identical, every text carrying the same numbers (as a
-    multiset: a translation may reorder a sentence, never change or drop a number)."""
+    execution counts, every non-text payload identical except a figure whose recorded data summary is the English
+    figure's (its words translated), every text carrying the same numbers (as a multiset: a translation may
+    reorder a sentence, never change or drop a number). numbers=False: a cell whose numbers differ from run to run
+    (timings, marked for nbval with VOLATILE) is compared in everything but its numbers and its figures' data."""
+    english, translated = coalesce_streams(english), coalesce_streams(translated)
     if len(english) != len(translated):
         return False
     for e, t in zip(english, translated):
@@ -50,13 +80,16 @@ def same_numbers(english: list[dict], translated: list[dict]) -> bool:
                 t.get("output_type"), t.get("name"), t.get("execution_count")):
             return False
         if e.get("output_type") == "stream":
-            if _numbers(e.get("text", "")) != _numbers(t.get("text", "")):
+            if numbers and _numbers(e.get("text", "")) != _numbers(t.get("text", "")):
                 return False
             continue
         ed, td = e.get("data", {}), t.get("data", {})
-        if set(ed) != set(td) or any(ed[k] != td[k] for k in ed if k not in TEXT_MIMES):
+        if set(ed) != set(td) or any(ed[k] != td[k] for k in ed if k not in TEXT_MIMES and not (
+                k in IMAGE_MIMES and (not numbers or _same_figure_data(e, t)))):
             return False
-        if any(_numbers(ed[k]) != _numbers(td[k]) for k in ed if k in TEXT_MIMES) or e.get("ename") != t.get("ename"):
+        if numbers and any(_numbers(ed[k]) != _numbers(td[k]) for k in ed if k in TEXT_MIMES):
+            return False
+        if e.get("ename") != t.get("ename"):
             return False
     return True
 
@@ -189,7 +222,8 @@ def compare(english: Path, lang: str) -> Report:
         elif e["cell_type"] == "code":
             if code_tokens(es) != code_tokens(ts):
                 report.layout.append(f"cell {cid}: the code differs from the English edition (only comments may)")
-            if e.get("outputs") != t.get("outputs") and not same_numbers(e.get("outputs", []), t.get("outputs", [])):
+            if e.get("outputs") != t.get("outputs") and not same_numbers(e.get("outputs", []), t.get("outputs", []),
+                                                                         numbers=VOLATILE not in es):
                 report.layout.append(f"cell {cid}: the outputs differ from the English edition (not only in their "
                                      "words: in kind, numbers or figures): run sync, or run the cell again")
         elif e["cell_type"] == "markdown":
@@ -218,7 +252,7 @@ def sync(english: Path, lang: str) -> Report:
         if t is not None and t["cell_type"] == e["cell_type"]:
             if e["cell_type"] == "code" and code_tokens(_source(t)) == code_tokens(_source(e)):
                 cell["source"] = t["source"]  # keep translated comments
-                if same_numbers(e.get("outputs", []), t.get("outputs", [])):
+                if same_numbers(e.get("outputs", []), t.get("outputs", []), numbers=VOLATILE not in _source(e)):
                     cell["outputs"] = t["outputs"]  # outputs in the edition's language, with the English numbers
             elif e["cell_type"] != "code":
                 cell["source"] = t["source"]
