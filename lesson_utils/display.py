@@ -1,7 +1,6 @@
 """Small display helpers shared by the notebooks: token labels, tables, token bar charts."""
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 from typing import Sequence
 
@@ -33,20 +32,15 @@ def print_table(rows: Sequence[Sequence], headers: Sequence[str]) -> None:
     headers and words are translated cell by cell (output_text), and columns align by display width."""
     lang = edition.language()
     cells = [[output_text.translate_cell(str(c), lang) for c in r] for r in [headers, *rows]]
-    widths = [max(_width(r[i]) for r in cells) for i in range(len(headers))]
+    widths = [max(output_text.display_width(r[i]) for r in cells) for i in range(len(headers))]
     for n, r in enumerate(cells):
         print("  ".join(_pad(c, w, right=bool(n) and _numeric(c)) for c, w in zip(r, widths)).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths))
 
 
-def _width(text: str) -> int:
-    """Columns `text` takes in a fixed-width font: two for a wide (CJK) character."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def _pad(text: str, width: int, right: bool) -> str:
-    fill = " " * (width - _width(text))
+    fill = " " * (width - output_text.display_width(text))
     return fill + text if right else text + fill
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gettext
 import re
+import unicodedata
 from functools import lru_cache
 
 from . import edition
@@ -100,15 +101,32 @@ def table_spans(dash_line: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"-+", dash_line)]
 
 
+def display_width(text: str) -> int:
+    """Columns `text` takes in a fixed-width font: two for a wide (CJK) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _index(line: str, column: int) -> int:
+    """The index of the first character of `line` at or after screen column `column`."""
+    width = 0
+    for i, ch in enumerate(line):
+        if width >= column:
+            return i
+        width += display_width(ch)
+    return len(line)
+
+
 def split_row(line: str, spans: list[tuple[int, int]]) -> list[str]:
-    """A table line cut at its columns (the last column runs to the end of the line)."""
-    cuts = [s for s, _ in spans] + [None]
+    """A table line cut at its columns, counted in screen columns (the last column runs to the end of the line)."""
+    cuts = [_index(line, s) for s, _ in spans] + [None]
     return [line[cuts[i]:cuts[i + 1]].strip() for i in range(len(spans))]
 
 
 def _fits(line: str, spans: list[tuple[int, int]]) -> bool:
     """A line is a row of the table whose columns are `spans`: two spaces before every column but the first."""
-    return all(len(line) <= start - 2 or line[start - 2:start] == "  " for start, _end in spans[1:])
+    return all(display_width(line) <= start - 2 or (
+        display_width(line[:_index(line, start - 2)]) == start - 2 and line[_index(line, start - 2):][:2] == "  ")
+        for start, _end in spans[1:])
 
 
 def catalog_entries(text: str) -> list[str]:

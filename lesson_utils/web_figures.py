@@ -40,6 +40,9 @@ NOTE = {"en": "Run this cell to interact (a saved notebook does not run its figu
         "zh": "运行此单元格即可交互（保存的笔记本不会运行图中的脚本）；旁边的静态图展示的是同样的数据。"}
 
 
+PLAIN = {"en": "[interactive figure {kind}: {alt}]", "zh": "[交互图 {kind}：{alt}]"}  # what a text viewer shows
+
+
 def _note(mode: str) -> str:
     """The note for pages that do not run the script: Chinese for a figure made in the Chinese edition, English
     otherwise (an "auto" figure's page may be either, but the script that would choose is what does not run)."""
@@ -55,13 +58,14 @@ class WebFigure:
     html: str
     data: dict
     alt: str
+    lang: str = "en"
 
     def _repr_html_(self) -> str:
         return self.html
 
     def __repr__(self) -> str:
-        """What a plain-text viewer shows instead: the figure's text alternative."""
-        return f"[interactive figure {self.kind}: {self.alt}]"
+        """What a plain-text viewer shows instead: the figure's text alternative, in the figure's language."""
+        return PLAIN[self.lang].format(kind=self.kind, alt=self.alt)
 
 
 def _asset(name: str) -> str:
@@ -93,7 +97,7 @@ def _figure(kind: str, data: dict, text: dict[str, dict[str, str]], body: str, l
             f"<figure>{body}</figure>"
             f'<script type="application/json" class="cf-data">{payload}</script>'
             f"<script>{_script(kind, fid)}</script></div>")
-    return WebFigure(kind, page, data, text["en"]["alt"])
+    return WebFigure(kind, page, data, words["alt"], "zh" if mode == "zh" else "en")
 
 
 def _script(kind: str, fid: str) -> str:
