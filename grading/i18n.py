@@ -65,14 +65,19 @@ def strip_marks(text: str) -> str:
     return _MARKS.sub("", text)
 
 
+NOT_JUDGE = ("outputs",)  # what the notebooks' cells print and draw (lesson_utils/output_text.py)
+
+
 @lru_cache(maxsize=None)
 def catalog(lang: str) -> dict[str, str]:
-    """Every msgid -> translation of `lang`, merged over all domains ({} for English)."""
+    """Every msgid -> translation of `lang`, merged over the judge's and the course's domains ({} for English)."""
     merged: dict[str, str] = {}
     folder = LOCALE / lang / "LC_MESSAGES"
     if lang == "en" or not folder.is_dir():
         return merged
     for mo in sorted(folder.glob("*.mo")):
+        if mo.stem in NOT_JUDGE:
+            continue
         with mo.open("rb") as f:
             t = gettext.GNUTranslations(f)
         merged.update({k: v for k, v in t._catalog.items() if isinstance(k, str) and k and v})
