@@ -22,6 +22,7 @@ NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)*(?:[eE][+-]?\d+)?(?![\
 GAP = re.compile(r"(?<=\S) {2,}(?=\S)")
 SLOT = re.compile(r"\{(\d+)\}")
 WORD = re.compile(r"[A-Za-z]{3,}")
+CELL_WORD = re.compile(r"[A-Za-z]{2,}")  # a table cell is short: "no" is a word there
 QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
 
 
@@ -141,7 +142,7 @@ def catalog_entries(text: str) -> list[str]:
             while j < len(lines) and lines[j].strip() and _fits(lines[j], spans):
                 j += 1
             for row in [lines[i], *lines[i + 2:j]]:
-                out += [template(cell)[0] for cell in split_row(row, spans) if WORD.search(QUOTED.sub("", cell))]
+                out += [template(cell)[0] for cell in split_row(row, spans) if CELL_WORD.search(QUOTED.sub("", cell))]
             i = j
             continue
         if needs_translation(lines[i]):
@@ -152,7 +153,7 @@ def catalog_entries(text: str) -> list[str]:
 
 def translate_cell(text: str, lang: str) -> str:
     """One table cell or header in `lang` where the catalog has it, else `text` itself."""
-    if lang == "en" or not WORD.search(QUOTED.sub("", text)) or "{" in text or "}" in text:
+    if lang == "en" or not CELL_WORD.search(QUOTED.sub("", text)) or "{" in text or "}" in text:
         return text
     tpl, numbers = template(text.strip())
     translated = _catalog(lang).gettext(tpl)
