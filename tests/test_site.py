@@ -30,12 +30,15 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 from browser import drag, find_browser, launch_args, unavailable
 
+from lesson_utils import output_text
+
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
 AXE = SITE / "node_modules" / "axe-core" / "axe.min.js"
 CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 EDITIONS = {"en": "", "zh": "zh/"}  # each edition's folder in the site
 PAGES = [prefix + name for prefix in EDITIONS.values() for name in ("index", "search", "genindex", *CHAPTERS)]
+CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 360, "height": 740}
 # axe-core (seconds per chapter) reads every page of both editions at both widths, without reading the same thing
 # twice: a Chinese chapter's code cells are the English chapter's (tests/test_translations.py), so there axe leaves
@@ -194,6 +197,18 @@ READ_PAGE = """async () => {
     checkTables: document.querySelectorAll('div.cell:has(.course-check) table').length,
     checkText: [...document.querySelectorAll('div.cell:has(.course-check)')].map(c => c.innerText).join('\\n'),
     text: article.innerText,
+    prose: (() => {  // the prose: no code, outputs, formulas, interactive figures or a term list's English column
+      const hidden = [...article.querySelectorAll('div.cell, pre, code, .math, .course-figure')];
+      for (const table of article.querySelectorAll('table')) {
+        const column = [...table.querySelectorAll('th')].findIndex(th => th.textContent.trim() === 'English');
+        if (column >= 0) { hidden.push(...table.querySelectorAll(`td:nth-child(${column + 1})`)); }
+      }
+      const display = hidden.map(e => e.style.display);
+      hidden.forEach(e => { e.style.display = 'none'; });
+      const text = article.innerText;
+      hidden.forEach((e, i) => { e.style.display = display[i]; });
+      return text;
+    })(),
     lang: document.documentElement.lang,
     figures: [...document.querySelectorAll('.course-figure')].map(f => ({
       kind: f.dataset.figure,
@@ -428,6 +443,21 @@ def test_the_theme_speaks_chinese_on_chinese_pages(built):
                 english.setdefault(path.name, []).append(text)
     assert not english, f"the theme's English words on Chinese pages: {english}"
     assert "On this page" in (built[0] / "04a_softmax_sampling.html").read_text(encoding="utf-8")
+
+
+def test_a_chinese_page_has_no_english_sentence(visits):
+    """Each zh page's prose as a reader sees it (code, formulas, interactive figures and the English column of a
+    term list aside): no line of three English words or more without Chinese. The saved outputs on these pages are
+    the notebooks', which tests/test_output_text.py checks line by line."""
+    english = {}
+    for name, record in visits.items():
+        if not name.startswith("zh/"):
+            continue
+        for line in record["prose"].splitlines():
+            words = re.sub(r"\w*_\w*|(?<=\w)-(?=\w)", "", output_text.QUOTED.sub("", line))  # no identifiers;
+            if len(output_text.WORD.findall(words)) >= 3 and not CJK.search(line):  # log-sum-exp is one term
+                english.setdefault(name, []).append(line.strip()[:100])
+    assert not english, f"English lines on Chinese pages: {english}"
 
 
 def test_no_serious_or_critical_accessibility_violation_at_desktop_or_phone_width(visits):
