@@ -8,6 +8,8 @@ The words a notebook's own code writes on a figure (`ax.set_title("...")`) are t
 """
 from __future__ import annotations
 
+import re
+
 from . import edition, output_text
 
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
@@ -69,23 +71,48 @@ def _(msgid: str, /, **kwargs: object) -> str:
 KEY = "figure_text"  # output metadata: the texts a shown figure carries (tools/messages.py takes msgids from it)
 
 
+def _has_words(text: str) -> bool:
+    """Words outside quotes (tokens) and math ($10^{2}$: a number on a log axis)."""
+    return bool(output_text.WORD.search(re.sub(r"\$[^$]*\$", "", output_text.QUOTED.sub("", text))))
+
+
 def figure_strings(fig) -> list:
     """The Text artists of `fig` that carry words a notebook's code wrote: titles, axis labels (colour bars' too),
-    legend entries and titles, texts and annotations. Tick labels are left out: they are tokens and numbers."""
+    legend entries and titles, texts and annotations (tick labels: `worded_axes`)."""
     texts = [fig._suptitle] if fig._suptitle is not None else []
     for ax in fig.axes:
         texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
         legend = ax.get_legend()
         if legend is not None:
             texts += [legend.get_title(), *legend.get_texts()]
-    return [t for t in texts if output_text.WORD.search(output_text.QUOTED.sub("", t.get_text()))]
+    return [t for t in texts if _has_words(t.get_text())]
+
+
+def worded_axes(fig) -> list:
+    """The axes (x or y of each plot) whose tick labels carry words, such as a bar chart's categories; an axis of
+    numbers or quoted tokens is not one."""
+    return [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+            if any(_has_words(t.get_text()) for t in axis.get_majorticklabels())]
+
+
+def figure_words(fig) -> list[str]:
+    """Every worded text of `fig` (figure_strings, then worded tick labels), as written."""
+    ticks = [t.get_text() for axis in worded_axes(fig) for t in axis.get_majorticklabels()]
+    return [t.get_text() for t in figure_strings(fig)] + [t for t in ticks if _has_words(t)]
 
 
 def translate_figure(fig, lang: str | None = None) -> None:
-    """Put `fig`'s words (figure_strings) into `lang` (default: the course's language) where the `outputs`
-    catalog has them and a font can draw them; the rest stays as it is."""
+    """Put `fig`'s words into `lang` (default: the course's language) where the `outputs` catalog has them and a
+    font can draw them; the rest stays as it is. Tick labels are translated by their axis's formatter, which
+    matplotlib asks again at every draw."""
+    from matplotlib.ticker import FuncFormatter
+
     lang = lang or edition.language()
     if lang == "en" or not use_cjk_font(lang):
         return
     for text in figure_strings(fig):
         text.set_text(output_text.translate_cell(text.get_text(), lang))
+    for axis in worded_axes(fig):
+        label = axis.get_major_formatter()
+        axis.set_major_formatter(FuncFormatter(lambda x, pos, label=label: output_text.translate_cell(
+            label(x, pos), lang)))

@@ -35,7 +35,7 @@ def install_figure_hook(lang: str) -> bool:
         out = dict(original(fig) or {})
         figure_text.translate_figure(fig, lang)
         out[figure_data.KEY] = figure_data.figure_summary(fig)
-        words = [output_text.template(t.get_text().strip())[0] for t in figure_text.figure_strings(fig)]
+        words = [output_text.template(text.strip())[0] for text in figure_text.figure_words(fig)]
         if words:
             out[figure_text.KEY] = words
         return out

@@ -101,7 +101,7 @@ def test_a_figure_summary_sees_the_data_not_the_words_or_the_size():
     assert not figure_data.same_data(english, changed) and not figure_data.same_data(english, english[:-1])
 
 
-def test_a_figures_words_are_translated_and_its_tick_labels_left_alone(catalog, monkeypatch):
+def test_a_figures_words_and_category_labels_are_translated(catalog, monkeypatch):
     monkeypatch.setitem(matplotlib.rcParams, "font.sans-serif", list(matplotlib.rcParams["font.sans-serif"]))
     monkeypatch.setitem(matplotlib.rcParams, "font.family", list(matplotlib.rcParams["font.family"]))
     monkeypatch.setattr(figure_text, "installed_fonts", lambda: {"Noto Sans CJK SC"})
@@ -113,11 +113,14 @@ def test_a_figures_words_are_translated_and_its_tick_labels_left_alone(catalog, 
     ax.legend()
     assert [t.get_text() for t in figure_text.figure_strings(fig)] == ["sum of probabilities = 0.75", "kept",
                                                                         "kept share"]
+    assert figure_text.figure_words(fig)[-1:] == ["kept share"]  # a category label with words is recorded too
     summary = figure_data.figure_summary(fig)
     figure_text.translate_figure(fig, "zh")
     assert (ax.get_title(), ax.get_ylabel(), ax.get_legend().get_texts()[0].get_text()) == (
         "概率之和 = 0.75", "保留", "保留的份额")
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["kept share", "b"]
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["保留的份额", "b"]  # and translated at every draw
+    assert [t.get_text() for t in ax.get_yticklabels()][:2] == ["0.00", "0.25"]  # numbers are left alone
     assert figure_data.figure_summary(fig) == summary
     plt.close(fig)
 
