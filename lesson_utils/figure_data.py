@@ -3,11 +3,11 @@
 A Chinese figure's picture differs from the English one (its title, axes and legend are translated), so the saved
 PNGs cannot be compared. Every figure a notebook shows carries, in its output's metadata (kernel_hooks.py),
 `figure_data`: a summary of what it plots (lines, bars, points, areas, images, axis limits): for each artist its
-count, sum of magnitudes, sum of squares, minimum and maximum (no signed sum: centred data sums to noise). It is blind to text and layout: limits, not ticks (how many ticks
-fit follows the axes' size), and no arrows or lines placed in the axes' own frame (leader lines to labels spread by
-their size). `same_data` compares two summaries within a tolerance, since a computation repeated in another process
-(a PCA, a threaded sum) may differ in its last digits. tools/translations.py accepts a translated figure only when
-its summary is the English figure's.
+count, sum of magnitudes, sum of squares, minimum and maximum (no signed sum: centred data sums to noise). It is
+blind to text and layout: limits, not ticks (how many ticks fit follows the axes' size), and no arrows or lines
+placed in the axes' own frame (leader lines to labels spread by their size). `same_data` compares two summaries
+within a tolerance, since a computation repeated in another process (a PCA, a threaded sum) may differ in its last
+digits. tools/translations.py accepts a translated figure only when its summary is the English figure's.
 """
 from __future__ import annotations
 

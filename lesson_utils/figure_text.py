@@ -97,7 +97,7 @@ def worded_axes(fig) -> list:
 
 def figure_words(fig) -> list[str]:
     """Every worded text of `fig` (figure_strings, then worded tick labels), as written."""
-    ticks = [t.get_text() for axis in worded_axes(fig) for t in axis.get_majorticklabels()]
+    ticks = [t.get_text() for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_majorticklabels()]
     return [t.get_text() for t in figure_strings(fig)] + [t for t in ticks if _has_words(t)]
 
 

@@ -1,8 +1,8 @@
 """What a notebook's own code cells print, in the reader's language, with the code cells left as they are.
 
 The two editions run the same code, so a cell's `print(f"sum of probabilities = {s:.4f}")` prints English in
-both. In a translated edition, kernel_hooks.py puts `TranslatingStream` on the kernel's stdout: each printed line becomes a
-template (its numbers taken out as {0}, {1}, ...), the template is looked up in the gettext domain `outputs`
+both. In a translated edition, kernel_hooks.py puts `TranslatingStream` on the kernel's stdout: each printed line
+becomes a template (its numbers taken out as {0}, {1}, ...), the template is looked up in the gettext domain `outputs`
 (grading/locale/<lang>/LC_MESSAGES/outputs.po, whose msgids python -m tools.messages takes from the English
 notebooks' saved outputs), and the translation is printed with the very same numbers put back. A line the catalog
 does not know (a table row, a token, a learner's own print) is printed unchanged.
@@ -58,16 +58,23 @@ def _catalog(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, edition.LOCALE, languages=[lang], fallback=True)
 
 
+def _translated(text: str, lang: str) -> str | None:
+    """`text` (stripped) in `lang` with its own numbers put back, or None where the catalog lacks it or its
+    translation does not have the template's slots."""
+    tpl, numbers = template(text)
+    translated = _catalog(lang).gettext(tpl)
+    if translated == tpl or sorted(SLOT.findall(translated)) != sorted(SLOT.findall(tpl)):
+        return None
+    return fill(translated, numbers)
+
+
 def translate_line(line: str, lang: str) -> str:
     """`line` in `lang` where the catalog has it (leading spaces kept), else `line` itself."""
     if lang == "en" or not needs_translation(line):
         return line
     body = line.lstrip(" ")
-    tpl, numbers = template(body.rstrip())
-    text = _catalog(lang).gettext(tpl)
-    if text == tpl or sorted(SLOT.findall(text)) != sorted(SLOT.findall(tpl)):
-        return line
-    return line[:len(line) - len(body)] + fill(text, numbers) + body[len(body.rstrip()):]
+    text = _translated(body.rstrip(), lang)
+    return line if text is None else line[:len(line) - len(body)] + text + body[len(body.rstrip()):]
 
 
 class TranslatingStream:
@@ -155,8 +162,5 @@ def translate_cell(text: str, lang: str) -> str:
     """One table cell or header in `lang` where the catalog has it, else `text` itself."""
     if lang == "en" or not CELL_WORD.search(QUOTED.sub("", text)) or "{" in text or "}" in text:
         return text
-    tpl, numbers = template(text.strip())
-    translated = _catalog(lang).gettext(tpl)
-    if translated == tpl or sorted(SLOT.findall(translated)) != sorted(SLOT.findall(tpl)):
-        return text
-    return fill(translated, numbers)
+    translated = _translated(text.strip(), lang)
+    return text if translated is None else translated

@@ -170,7 +170,7 @@ def _english(text: str) -> bool:
 
 
 def test_every_chinese_figure_records_its_data():
-    missing = [f"{path.name} {cell['id']}" for path in ZH for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
-               for out in cell.get("outputs", []) if "image/png" in out.get("data", {})
-               and figure_data.KEY not in out.get("metadata", {})]
+    cells = [(path, cell) for path in ZH for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    missing = [f"{path.name} {cell['id']}" for path, cell in cells for out in cell.get("outputs", [])
+               if "image/png" in out.get("data", {}) and figure_data.KEY not in out.get("metadata", {})]
     assert not missing, missing
