@@ -9,8 +9,10 @@ the message of a case that cannot pass without them (`needs` builds one); the re
 pass one.
 
 Facts: the names of the functions and methods called (import aliases resolved: `oh` of `from ... import one_hot
-as oh` is "one_hot"), "@" for a matrix product, "loop" for for/while, a comprehension or map(), and
-"autograd.Function" for a class whose base is a Function and that defines backward.
+as oh` is "one_hot"), "@" for a matrix product, "loop" for for/while, a comprehension or map(),
+"autograd.Function" for a class whose base is a Function and that defines backward, ".weight =" for an existing
+object given to a module's weight (`head.weight = embedding.weight`, not `= nn.Parameter(...)` nor `.data = ...`),
+and "tie_word_embeddings" where that config name is written (an attribute or a string).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import ast
 from typing import Callable, Iterable
 
 LOOP, MATMUL, CUSTOM_FUNCTION = "loop", "@", "autograd.Function"
+WEIGHT_GIVEN, TIE_FLAG = ".weight =", "tie_word_embeddings"
 PRODUCTS = frozenset({"matmul", "mm", "bmm", "einsum", "tensordot", "linear", "addmm", "mv", MATMUL})
 
 
@@ -61,7 +64,19 @@ def _facts_of(nodes: Iterable[ast.AST], aliases: dict[str, str]) -> frozenset[st
                 facts.add(LOOP)
             elif isinstance(n, ast.ClassDef) and _is_custom_function(n):
                 facts.add(CUSTOM_FUNCTION)
+            elif isinstance(n, (ast.Assign, ast.AnnAssign)) and _gives_weight(n):
+                facts.add(WEIGHT_GIVEN)
+            if (isinstance(n, ast.Attribute) and n.attr == TIE_FLAG) or (isinstance(n, ast.Constant)
+                                                                          and n.value == TIE_FLAG):
+                facts.add(TIE_FLAG)
     return frozenset(facts)
+
+
+def _gives_weight(node: ast.Assign | ast.AnnAssign) -> bool:
+    """`<module>.weight = <an object that exists>` (no call: not a new Parameter, a clone or a copy)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return node.value is not None and not isinstance(node.value, ast.Call) and any(
+        isinstance(t, ast.Attribute) and t.attr == "weight" for t in targets)
 
 
 def _is_custom_function(cls: ast.ClassDef) -> bool:

@@ -223,3 +223,40 @@ def test_forged_operations_do_not_pass_a_case_that_asks_for_a_technique(tmp_path
     assert r.status == WRONG, r
     failed = [c for c in r.cases if not c.passed]
     assert failed and all("judge's own reading of your file" in c.message for c in failed), r
+
+
+HIDDEN_TIE = """
+def tie_weights(embedding, head):  # a real tie, so the process reports one, through a path no reading shows
+    vars(head)["_param" + "eters"].update(weight=embedding.weight)
+"""
+
+
+def test_tying_needs_the_assignment_in_the_source():
+    code = textwrap.dedent("""
+        def assigned(embedding, head):
+            head.weight = embedding.weight
+        def copied(embedding, head):
+            head.weight.data = embedding.weight.data.clone()
+        def new_parameter(embedding, head):
+            head.weight = torch.nn.Parameter(embedding.weight)
+        def untie(model):
+            model.lm_head.weight = nn.Parameter(model.lm_head.weight.detach().clone())
+            model.config.update({"tie_word_embeddings": False})
+    """)
+    facts = source_facts(code, ["assigned", "copied", "new_parameter", "untie"])
+    assert ".weight =" in facts["assigned"] and ".weight =" not in facts["copied"] | facts["new_parameter"]
+    assert {"tie_word_embeddings", "Parameter"} <= facts["untie"]
+
+
+@FORKS
+def test_a_tie_the_process_reports_does_not_pass_without_the_assignment_in_the_source(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from answers import solution_source
+
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    (folder / "ch03_weight_tying.py").write_text(solution_source("ch03_weight_tying") + textwrap.dedent(HIDDEN_TIE))
+    r = i18n.localize(scheduler.grade(folder, "tie_weights")[0], "en")
+    assert r.status == WRONG, r
+    failed = [c for c in r.cases if not c.passed]
+    assert failed and all("judge's own reading of your file" in c.message for c in failed), r

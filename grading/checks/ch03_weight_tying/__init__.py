@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...i18n import _
 from ...model import Case, Chapter, Exercise, Question
+from ...techniques import TIE_FLAG, WEIGHT_GIVEN, needs
 from ..build import cases
 from .tying import TIE_INPUTS, UNTIE_INPUTS, _check_tying, _check_untie
 from .counting import COUNT_INPUTS, SHARE_INPUTS, _check_count, _check_share, _check_untied
@@ -25,6 +26,11 @@ CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
             hint=_("A module's parameter is an attribute: assigning a Parameter to head.weight replaces it. "
                    "Which object should head.weight be afterwards? Copying values (copy_, clone, .data) is not "
                    "sharing."),
+            source_check=needs({"observe_tying": ([{WEIGHT_GIVEN, "register_parameter", "setattr"}], _(
+                "Tied, says your function's process, but the judge's own reading of your file finds no assignment "
+                "that gives the head an existing Parameter (head.weight = embedding.weight, setattr or "
+                "register_parameter) in tie_weights or the functions it calls. Write the assignment in your "
+                "function."))}),
         ),
         Exercise(
             "count_parameters", _("parameters counted once per tensor"),
@@ -57,6 +63,12 @@ CHAPTER = with_generated(leave_inputs_unchanged(Chapter(
                    "head.weight = nn.Parameter(emb.weight.detach().clone()). Then model.config.tie_word_embeddings = "
                    "False: without it from_pretrained ties them again."),
             timeout_s=60.0,
+            source_check=needs({"stretch_untie": ([{TIE_FLAG}, {"Parameter", "deepcopy", "set_output_embeddings",
+                                                                "register_parameter", "setattr", "Linear"}], _(
+                "Untied, says your function's process, but the judge's own reading of your file does not find both "
+                "halves in untie_lm_head or the functions it calls: a new head weight (nn.Parameter(...), "
+                "copy.deepcopy, set_output_embeddings) and the config flag tie_word_embeddings. Write both in your "
+                "function."))}),
         ),
     ],
     quiz=[
