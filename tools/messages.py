@@ -65,7 +65,7 @@ def sources() -> dict[str, list[Path]]:
 def notebook_messages(notebooks: list[Path]) -> Catalog:
     """The `outputs` msgids: what the English notebooks' code cells print to stdout, line by line or, in a
     print_table table, cell by cell (the quiz cells print through `course` already), and the words of their
-    figures."""
+    figures; each with every notebook and cell that prints it, so a translator sees all its uses."""
     cat = Catalog(domain=OUTPUTS, project="llm-course judge", fuzzy=False)
     for path in notebooks:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
@@ -75,9 +75,16 @@ def notebook_messages(notebooks: list[Path]) -> Catalog:
                 msgids = out.get("metadata", {}).get(FIGURE_TEXT, [])  # a figure's words (lesson_utils/kernel_hooks.py)
                 if out.get("output_type") == "stream" and out.get("name") == "stdout":
                     msgids = output_text.catalog_entries("".join(out["text"]))
+                where = (f"notebooks/{path.name}", 0)
                 for msgid in msgids:
                     if msgid not in cat:
-                        cat.add(msgid, locations=[(f"notebooks/{path.name}", 0)], auto_comments=[cell["id"]])
+                        cat.add(msgid, locations=[where], auto_comments=[cell["id"]])
+                        continue
+                    seen = cat[msgid]  # every use is listed: one msgid is one translation, whatever it means there
+                    if where not in seen.locations:
+                        seen.locations.append(where)
+                    if cell["id"] not in seen.auto_comments:
+                        seen.auto_comments.append(cell["id"])
     return cat
 
 
