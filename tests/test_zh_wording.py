@@ -14,7 +14,11 @@ REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks" / "zh").glob("*.ipynb"))
 QUOTED = re.compile(r'"([^"\n]{3,120})"|“([^”\n]{3,120})”|`([^`\n]{3,120})`')
 # Wordings TERMS.md rules out in prose: the wrong form -> what TERMS.md says instead
-BANNED = {"散文": "自然语言文本 (prose vs code)", "et al": "等人", "奈特（nat）": "nat"}
+BANNED = {"散文": "自然语言文本 (prose vs code)", "et al": "等人", "奈特（nat）": "nat", "词元": "token",
+          "权重绑定": "权重共享", "评测程序": "评测器", "docstring": "文档字符串"}
+# ... and in what the judge, the course and the notebooks' outputs say in Chinese (grading/locale/zh)
+BANNED_IN_CATALOGS = {k: v for k, v in BANNED.items() if k in ("词元", "权重绑定", "评测程序", "docstring")}
+CATALOGS = sorted((REPO / "grading" / "locale" / "zh" / "LC_MESSAGES").glob("*.po"))
 
 
 def markdown(path: Path) -> list[tuple[str, str]]:
@@ -68,3 +72,14 @@ def test_the_checks_would_catch_the_old_wording():
     phrases = judge_phrases()
     assert phrases["not attempted"] == "未作答"
     assert phrases["final norm skipped"].startswith("跳过了最终归一化层")
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.stem)
+def test_catalogs_follow_the_term_list(path):
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as f:
+        catalog = read_po(f)
+    found = [f"{m.id[:60]!r}: {wrong!r} (TERMS.md: {right})" for m in catalog if m.id and isinstance(m.string, str)
+             for wrong, right in BANNED_IN_CATALOGS.items() if wrong in m.string and m.string != m.id]
+    assert not found, "\n".join(found)
