@@ -211,18 +211,24 @@ def lookup_onehot(E, ids):
 """
 
 
-@FORKS
-def test_forged_operations_do_not_pass_a_case_that_asks_for_a_technique(tmp_path):
+def _failed_by_the_source_alone(tmp_path: Path, module: str, appended: str, exercise: str) -> None:
+    """The reference solution of `module` with `appended` after it fails `exercise`, every failed case on the judge's
+    own reading of the source."""
     sys.path.insert(0, str(Path(__file__).parent))
     from answers import solution_source
 
     folder = tmp_path / "exercises"
     folder.mkdir()
-    (folder / "ch01_embeddings.py").write_text(solution_source("ch01_embeddings") + textwrap.dedent(FORGED_OPS))
-    r = i18n.localize(scheduler.grade(folder, "lookup_onehot")[0], "en")
+    (folder / f"{module}.py").write_text(solution_source(module) + textwrap.dedent(appended))
+    r = i18n.localize(scheduler.grade(folder, exercise)[0], "en")
     assert r.status == WRONG, r
     failed = [c for c in r.cases if not c.passed]
     assert failed and all("judge's own reading of your file" in c.message for c in failed), r
+
+
+@FORKS
+def test_forged_operations_do_not_pass_a_case_that_asks_for_a_technique(tmp_path):
+    _failed_by_the_source_alone(tmp_path, "ch01_embeddings", FORGED_OPS, "lookup_onehot")
 
 
 HIDDEN_TIE = """
@@ -250,13 +256,4 @@ def test_tying_needs_the_assignment_in_the_source():
 
 @FORKS
 def test_a_tie_the_process_reports_does_not_pass_without_the_assignment_in_the_source(tmp_path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    from answers import solution_source
-
-    folder = tmp_path / "exercises"
-    folder.mkdir()
-    (folder / "ch03_weight_tying.py").write_text(solution_source("ch03_weight_tying") + textwrap.dedent(HIDDEN_TIE))
-    r = i18n.localize(scheduler.grade(folder, "tie_weights")[0], "en")
-    assert r.status == WRONG, r
-    failed = [c for c in r.cases if not c.passed]
-    assert failed and all("judge's own reading of your file" in c.message for c in failed), r
+    _failed_by_the_source_alone(tmp_path, "ch03_weight_tying", HIDDEN_TIE, "tie_weights")
