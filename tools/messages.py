@@ -68,6 +68,7 @@ def notebook_messages(notebooks: list[Path]) -> Catalog:
     figures; each with every notebook and cell that prints it, so a translator sees all its uses."""
     cat = Catalog(domain=OUTPUTS, project="llm-course judge", fuzzy=False)
     for path in notebooks:
+        where = (f"notebooks/{path.name}", 0)
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] != "code" or "show_quiz(" in "".join(cell["source"]):
                 continue
@@ -75,7 +76,6 @@ def notebook_messages(notebooks: list[Path]) -> Catalog:
                 msgids = out.get("metadata", {}).get(FIGURE_TEXT, [])  # a figure's words (lesson_utils/kernel_hooks.py)
                 if out.get("output_type") == "stream" and out.get("name") == "stdout":
                     msgids = output_text.catalog_entries("".join(out["text"]))
-                where = (f"notebooks/{path.name}", 0)
                 for msgid in msgids:
                     if msgid not in cat:
                         cat.add(msgid, locations=[where], auto_comments=[cell["id"]])
