@@ -4,6 +4,7 @@ compared bit for bit, merged into what the learner's process reported), and the 
 learner's source for the techniques an exercise asks for (grading/techniques.py)."""
 from __future__ import annotations
 
+import faulthandler
 import os
 import sys
 import textwrap
@@ -257,3 +258,66 @@ def test_tying_needs_the_assignment_in_the_source():
 @FORKS
 def test_a_tie_the_process_reports_does_not_pass_without_the_assignment_in_the_source(tmp_path):
     _failed_by_the_source_alone(tmp_path, "ch03_weight_tying", HIDDEN_TIE, "tie_weights")
+
+
+LINUX_ZYGOTE = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote and sealed memfds (Linux)")
+
+
+@LINUX_ZYGOTE
+def test_sealed_tensors_keep_values_and_sharing_and_a_write_ends_the_process():
+    from grading.worker.readonly import seal
+
+    base = torch.arange(12.0).reshape(3, 4)
+    tied = torch.nn.Parameter(base[1:])  # a view: one storage for both
+    assert seal([base, tied]) and seal([base]) == 0  # moved once
+    assert torch.equal(base, torch.arange(12.0).reshape(3, 4)) and tied.data_ptr() == base[1:].data_ptr()
+
+    def write():
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        page = ctypes.c_void_p(base.data_ptr() & ~4095)
+        os._exit(3 if libc.mprotect(page, 4096, 3) == 0 else 4)  # PROT_READ | PROT_WRITE: refused
+
+    for fn, expected in [(write, 4 << 8), (lambda: tied.data.mul_(2), 11)]:  # exit 4; killed by SIGSEGV
+        pid = os.fork()
+        if pid == 0:
+            try:
+                faulthandler.disable()  # pytest's: no traceback printed for the expected fault
+                fn()
+            finally:
+                os._exit(0)
+        assert os.waitpid(pid, 0)[1] == expected
+    assert torch.equal(base, torch.arange(12.0).reshape(3, 4))
+
+
+FORGED_UNCHANGED = """
+import sys
+_unchanged = sys.modules.get("grading.worker.calls.unchanged")
+if _unchanged is not None:
+    _unchanged.changed_inputs = lambda before: []  # the process reports that nothing changed
+
+_right = logit_lens
+
+def logit_lens(model, input_ids):
+    head = model.get_output_embeddings().weight
+    with torch.no_grad():
+        head.mul_(2)  # a write into the model's weights (undone below: the values come back bit for bit)
+        head.div_(2)
+    return _right(model, input_ids)
+"""
+
+
+@LINUX_ZYGOTE
+def test_a_write_into_the_course_model_fails_whatever_the_process_reports(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from answers import solution_source
+
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    source = solution_source("ch06_logit_lens") + textwrap.dedent(FORGED_UNCHANGED)
+    (folder / "ch06_logit_lens.py").write_text(source)
+    r = i18n.localize(scheduler.grade(folder, "logit_lens")[0], "en")
+    line = source.splitlines().index("        head.mul_(2)  # a write into the model's weights (undone below: the "
+                                     "values come back bit for bit)") + 1
+    assert r.status != PASSED and "read-only while you are graded" in r.message, r
+    assert f"at line {line} of your file (head.mul_(2)" in r.message, r.message

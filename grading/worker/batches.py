@@ -3,7 +3,10 @@ retries for the exercises a process never started and shorter limits for those t
 already timed out."""
 from __future__ import annotations
 
-from ..i18n import _
+import signal
+
+from ..i18n import _, verbatim
+from . import readonly
 from .limits import DEPENDENT_TIMEOUT_S
 from .supervisor import supervise
 
@@ -66,6 +69,18 @@ def _run_batch(launcher, msg: dict, source: bytes, batch: list[dict], inputs: di
     return True
 
 
+def _wrote_read_only(line: int, source: bytes) -> str:
+    """Why a process given the read-only course model or E (grading/worker/readonly.py) ended with a memory fault,
+    with the learner's line it was running (`line`, 0 when unknown)."""
+    lines = source.decode("utf-8", "replace").splitlines()
+    code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+    where = _(" at line {line} of your file ({code})", line=line, code=verbatim(code)) if code else ""
+    return _("Your function stopped with a memory fault (SIGSEGV){where}. This exercise gives it the course model "
+             "or its E, which are read-only while you are graded, so a write into a model's weights or E (mul_, "
+             "add_, zero_, `+=` or `x[...] = ...` on one of them or on a view of one) ends the process. Leave your "
+             "inputs as they were: compute a new tensor instead.", where=where)
+
+
 def grade(launcher, msg: dict, source: bytes, inputs: dict[str, list], shared_keys: set[str],
           root: str) -> tuple[dict[str, dict], list[bytes]]:
     """Grade every requested exercise: (outcomes by name in request order, result blobs in that order).
@@ -82,5 +97,10 @@ def grade(launcher, msg: dict, source: bytes, inputs: dict[str, list], shared_ke
     for batch in batches(list(msg["exercises"]), shared):
         if not _run_batch(launcher, msg, source, batch, inputs, root, outcomes, blob_of):
             break
+    sealed = shared_keys if getattr(launcher, "zygote", None) is not None and readonly.available() else set()
+    for e in msg["exercises"]:
+        o = outcomes[e["name"]]
+        if o["kind"] == "died" and o.get("status") == -signal.SIGSEGV and e["key"] in sealed:
+            outcomes[e["name"]] = dict(o, message=_wrote_read_only(o.get("line", 0), source))
     names = [e["name"] for e in msg["exercises"]]
     return {n: outcomes[n] for n in names}, [blob_of[n] for n in names if outcomes[n]["kind"] == "result"]

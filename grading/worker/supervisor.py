@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import tempfile
 import time
@@ -22,6 +23,7 @@ from .launchers import Child
 from .limits import (IMPORT_TIMEOUT_S, OUTPUT_LIMIT, PICKLE_LIMIT, RESULT_LIMIT, SETUP_TIMEOUT_S, START_TIMEOUT_S,
                      file_limit)
 
+CRASH_MARK, CRASH_BYTES = b"Fatal Python error", 4096  # how faulthandler's report starts, and how much is kept
 STARTING, IMPORT, BETWEEN, RUNNING, DONE = "starting", "import", "between", "running", "done"
 
 
@@ -76,6 +78,8 @@ class Supervision:
         self.blobs: list[bytes] = []
         self.parser = wire.FrameParser(RESULT_LIMIT)
         self.printed = self.received = 0
+        self.tail = b""  # the last bytes printed, until a crash report starts
+        self.crash: bytes | None = None  # what faulthandler printed when the process crashed (its Python traceback)
         self.failure: tuple[str, str] | None = None  # (kind, message) that ended the process
         self.code: int | None = None  # its return code once it has ended
         self.current: str | None = None  # the exercise running now
@@ -141,6 +145,12 @@ class Supervision:
 
     def on_output(self, data: bytes) -> None:
         self.printed += len(data)
+        if self.crash is None:
+            joined = self.tail + data
+            at = joined.find(CRASH_MARK)
+            self.crash, self.tail = (joined[at:at + CRASH_BYTES], b"") if at >= 0 else (None, joined[-len(CRASH_MARK):])
+        elif len(self.crash) < CRASH_BYTES:
+            self.crash += data[:CRASH_BYTES - len(self.crash)]
         if self.printed > OUTPUT_LIMIT:
             self._fail("output_limit", _("Your code printed more than {mb} MB; it was stopped. Print less (a "
                                          "loop that prints every step?).", mb=OUTPUT_LIMIT >> 20))
@@ -218,6 +228,15 @@ class Supervision:
         self.child.kill()
         return status
 
+    def crash_line(self) -> int:
+        """The line of the learner's file that the process was running when it crashed (the innermost one in the
+        Python traceback that faulthandler printed), or 0: the process's word, used only to word a failure."""
+        text = (self.crash or b"").decode("utf-8", "replace")
+        for path, line in re.findall(r'File "([^"]+)", line (\d+)', text):
+            if os.path.basename(path) == self.msg.get("filename"):
+                return int(line)
+        return 0
+
     def verdicts(self, status: int) -> tuple[dict[str, dict], list[bytes]]:
         """(outcomes by name, result blobs in outcome order) once the process has ended with `status`."""
         at_import = self.state in (STARTING, IMPORT)
@@ -236,7 +255,7 @@ class Supervision:
                      "level, a crash, or the memory limit.", how=describe_exit(status))
             outcomes = {n: {"kind": "died", "at_import": True, "message": died} for n in self.names}
         elif self.state == RUNNING:
-            outcomes[self.current] = {"kind": "died", "message": _(
+            outcomes[self.current] = {"kind": "died", "status": status, "line": self.crash_line(), "message": _(
                 "The grading process ended while running your code ({how}): sys.exit/os._exit, a crash, or the "
                 "memory limit.", how=describe_exit(status))}
         return outcomes, blobs

@@ -7,7 +7,8 @@ original, bit for bit. So a change the learner's process leaves out of its own r
 anything in its process, or write the report itself) is still seen, by a process learner code never ran in.
 
 What only the learner's process can see stays its word: a tensor's shape or dtype changed in place (resize_,
-set_), and the course model and E, which per-case copies share instead of copying (grading/worker/transport.py).
+set_). The course model and E, which per-case copies share instead of copying (grading/worker/transport.py), are
+not watched but read-only (grading/worker/readonly.py): a write into them ends the process.
 """
 from __future__ import annotations
 
@@ -29,15 +30,22 @@ def watched(protocol: str) -> bool:
     return protocol.endswith(UNCHANGED) or protocol == "each"
 
 
-def _shared_storages(storages: list[torch.UntypedStorage]) -> dict[int, torch.UntypedStorage]:
-    """data_ptr() -> a copy of each distinct non-empty storage, all in one anonymous shared mapping, each a storage of
-    its own there (two inputs never look like one storage to learner code)."""
-    where: dict[int, tuple[int, torch.UntypedStorage]] = {}  # data_ptr -> (offset in the mapping, storage)
+def layout(storages: list[torch.UntypedStorage]) -> tuple[dict[int, tuple[int, torch.UntypedStorage]], int]:
+    """Each distinct non-empty storage placed in one mapping, 64-byte aligned: ({data_ptr(): (offset, storage)},
+    the mapping's size)."""
+    where: dict[int, tuple[int, torch.UntypedStorage]] = {}
     size = 0
     for storage in storages:
         if storage.nbytes() and storage.data_ptr() not in where:
             where[storage.data_ptr()] = (size, storage)
             size += -(-storage.nbytes() // 64) * 64
+    return where, size
+
+
+def _shared_storages(storages: list[torch.UntypedStorage]) -> dict[int, torch.UntypedStorage]:
+    """data_ptr() -> a copy of each distinct non-empty storage, all in one anonymous shared mapping, each a storage of
+    its own there (two inputs never look like one storage to learner code)."""
+    where, size = layout(storages)
     if not size:
         return {}
     mapping = mmap.mmap(-1, size)

@@ -8,13 +8,15 @@ A learner process therefore inherits no earlier learner's code, quiz answers or 
 
 The zygote also watches the inputs of the cases that must leave them unchanged (grading/worker/watched.py): it
 makes their copies in shared memory before the fork and compares them with its own originals once the learner
-process has ended ("observe"), so that observation is not the learner process's word.
+process has ended ("observe"), so that observation is not the learner process's word. The course model and E,
+which those copies share, it keeps in read-only memory instead (grading/worker/readonly.py).
 
 Each learner process is forked through a short-lived middle process, so it is re-parented to the worker (a child
 subreaper): the worker waits for it and reads its exit status as for any child (launchers.ForkedChild).
 """
 from __future__ import annotations
 
+import faulthandler
 import gc
 import io
 import json
@@ -99,6 +101,7 @@ def _receive(sock: socket.socket) -> tuple[dict, bytes, list[int]]:
 
 def serve(sock: socket.socket, run_child) -> None:
     """The zygote's loop: keep inputs, fork learner processes, until the worker goes away."""
+    from .readonly import seal_course_fixtures
     from .transport import InputsUnpickler, shared_objects, warm_transformers
     from .watched import Unwatched, Watch
 
@@ -113,7 +116,10 @@ def serve(sock: socket.socket, run_child) -> None:
         try:
             if message["op"] == "inputs":
                 unpickler = InputsUnpickler(io.BytesIO(blob))
-                inputs[message["key"]] = unpickler.load()
+                loaded = unpickler.load()
+                if unpickler.shared and seal_course_fixtures():  # just loaded: read again, its views on the sealed
+                    loaded = InputsUnpickler(io.BytesIO(blob)).load()
+                inputs[message["key"]] = loaded
                 warm_transformers()
                 wire.send_json(fd, {"names": list(inputs[message["key"]]), "shared": bool(unpickler.shared)})
             elif message["op"] == "observe":
@@ -153,6 +159,7 @@ def become_learner(result_w: int, output_w: int, run: Callable[[], None]) -> NoR
         os.dup2(output_w, 2)
         os.closerange(3, result_w)  # the worker's and the zygote's descriptors: only the two pipes are left
         os.closerange(result_w + 1, 65536)
+        faulthandler.enable(all_threads=False)  # a crash prints where the learner's code was (supervisor.crash_line)
         run()
     except BaseException:
         try:

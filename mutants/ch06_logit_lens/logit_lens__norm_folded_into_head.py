@@ -1,6 +1,6 @@
 EXERCISE = "logit_lens"
 MISTAKE = "folds the final norm's gain into the (tied) head weight in place and divides it back out afterwards: the values look right, but the model's weights are left changed by rounding"
-EXPECT = "changed `model."
+EXPECT = "a write into a model's weights"
 import torch
 
 
