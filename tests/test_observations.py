@@ -263,22 +263,25 @@ def test_a_tie_the_process_reports_does_not_pass_without_the_assignment_in_the_s
 LINUX_ZYGOTE = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote and sealed memfds (Linux)")
 
 
-@LINUX_ZYGOTE
-def test_sealed_tensors_keep_values_and_sharing_and_a_write_ends_the_process():
-    from grading.worker.readonly import seal
+def _mapping_of(t: torch.Tensor) -> tuple[str, str]:
+    """(permissions, what is mapped) of the mapping that holds `t`'s data in this process."""
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        parts = line.split(maxsplit=5)
+        start, end = (int(x, 16) for x in parts[0].split("-"))
+        if start <= t.data_ptr() < end:
+            return parts[1], parts[5] if len(parts) == 6 else ""
+    raise AssertionError("not mapped")
 
-    base = torch.arange(12.0).reshape(3, 4)
-    tied = torch.nn.Parameter(base[1:])  # a view: one storage for both
-    assert seal([base, tied]) and seal([base]) == 0  # moved once
-    assert torch.equal(base, torch.arange(12.0).reshape(3, 4)) and tied.data_ptr() == base[1:].data_ptr()
 
-    def write():
+def _write_ends_the_process(t: torch.Tensor, view: torch.Tensor) -> None:
+    """In forked children: making `t`'s page writable is refused, and a write through `view` is SIGSEGV."""
+    def mprotect():
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
-        page = ctypes.c_void_p(base.data_ptr() & ~4095)
-        os._exit(3 if libc.mprotect(page, 4096, 3) == 0 else 4)  # PROT_READ | PROT_WRITE: refused
+        page = ctypes.c_void_p(t.data_ptr() & ~4095)
+        os._exit(3 if libc.mprotect(page, 4096, 3) == 0 else 4)  # PROT_READ | PROT_WRITE
 
-    for fn, expected in [(write, 4 << 8), (lambda: tied.data.mul_(2), 11)]:  # exit 4; killed by SIGSEGV
+    for fn, expected in [(mprotect, 4 << 8), (lambda: view.data.mul_(2), 11)]:  # exit 4; killed by SIGSEGV
         pid = os.fork()
         if pid == 0:
             try:
@@ -287,7 +290,38 @@ def test_sealed_tensors_keep_values_and_sharing_and_a_write_ends_the_process():
             finally:
                 os._exit(0)
         assert os.waitpid(pid, 0)[1] == expected
+
+
+@LINUX_ZYGOTE
+def test_sealed_tensors_keep_values_and_sharing_and_a_write_ends_the_process():
+    from grading.worker.readonly import seal
+
+    base = torch.arange(12.0).reshape(3, 4)
+    tied = torch.nn.Parameter(base[1:])  # a view: one storage for both
+    assert seal([base, tied]) and seal([base]) == 0  # moved once
+    assert torch.equal(base, torch.arange(12.0).reshape(3, 4)) and tied.data_ptr() == base[1:].data_ptr()
+    assert _mapping_of(base) == ("r--s", "/memfd:course-fixtures (deleted)")  # copied into the sealed memfd
+    _write_ends_the_process(base, tied)
     assert torch.equal(base, torch.arange(12.0).reshape(3, 4))
+
+
+@LINUX_ZYGOTE
+def test_tensors_loaded_from_a_file_are_mapped_from_it_read_only_unless_changed(tmp_path):
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    from grading.worker.readonly import seal
+
+    save_file({"a": torch.arange(4096.0), "b": torch.ones(4096)}, tmp_path / "w.safetensors")
+    with safe_open(tmp_path / "w.safetensors", framework="pt") as f:
+        a, b = f.get_tensor("a"), f.get_tensor("b")
+    assert _mapping_of(a)[0] == "rw-p"  # safetensors maps the file privately
+    b[0] = 7.0  # changed in this process: its bytes are no longer the file's
+    seal([a, b])
+    assert _mapping_of(a) == ("r--s", str(tmp_path / "w.safetensors"))  # the file itself, shared and read-only
+    assert _mapping_of(b)[0] == "r--s" and "memfd" in _mapping_of(b)[1]  # a sealed copy, the change kept
+    assert torch.equal(a, torch.arange(4096.0)) and b[0] == 7.0 and torch.equal(b[1:], torch.ones(4095))
+    _write_ends_the_process(a, a[1:])
 
 
 FORGED_UNCHANGED = """
