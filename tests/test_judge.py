@@ -94,6 +94,17 @@ def test_exiting_never_counts_as_a_pass(tmp_path, exit_call):
     assert r.status == model.ERROR
 
 
+def test_a_crash_names_the_learners_line_it_stopped_at(tmp_path):
+    r = grade_backward(tmp_path, """
+        import os
+        def embedding_backward(grad_out, ids, vocab_size):
+            os.abort()  # SIGABRT, as native code out of memory does
+    """)
+    assert r.status == model.ERROR and "SIGABRT" in r.message, r.message
+    line = (SOLUTION + "\n").count("\n") + 4  # the fourth line of the appended body
+    assert f"It stopped at line {line} of your file (os.abort()  # SIGABRT" in r.message, r.message
+
+
 def test_memory_hog_is_stopped(tmp_path):
     r = grade_backward(tmp_path, """
         def embedding_backward(grad_out, ids, vocab_size):

@@ -69,12 +69,25 @@ def _run_batch(launcher, msg: dict, source: bytes, batch: list[dict], inputs: di
     return True
 
 
-def _wrote_read_only(line: int, source: bytes) -> str:
-    """Why a process given the read-only course model or E (grading/worker/readonly.py) ended with a memory fault,
-    with the learner's line it was running (`line`, 0 when unknown)."""
+def _at_line(line: int, source: bytes) -> str:
+    """' at line N of your file (the code)', or '' when `line` (what the crashed process printed) is not in `source`."""
     lines = source.decode("utf-8", "replace").splitlines()
     code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
-    where = _(" at line {line} of your file ({code})", line=line, code=verbatim(code)) if code else ""
+    return _(" at line {line} of your file ({code})", line=line, code=verbatim(code)) if code else ""
+
+
+def _crashed(outcome: dict, source: bytes, sealed: bool) -> dict:
+    """A process that died while running an exercise, worded with the learner's line it was at (when known), and
+    as a write into the read-only course model or E when it was given them and the fault was a memory fault."""
+    where = _at_line(outcome.get("line", 0), source)
+    if sealed and outcome.get("status") == -signal.SIGSEGV:
+        return dict(outcome, message=_wrote_read_only(where))
+    return dict(outcome, message=outcome["message"] + _(" It stopped{where}.", where=where)) if where else outcome
+
+
+def _wrote_read_only(where: str) -> str:
+    """Why a process given the read-only course model or E (grading/worker/readonly.py) ended with a memory fault;
+    `where`: _at_line's text."""
     return _("Your function stopped with a memory fault (SIGSEGV){where}. This exercise gives it the course model "
              "or its E, which are read-only while you are graded, so a write into a model's weights or E (mul_, "
              "add_, zero_, `+=` or `x[...] = ...` on one of them or on a view of one) ends the process. Leave your "
@@ -99,8 +112,7 @@ def grade(launcher, msg: dict, source: bytes, inputs: dict[str, list], shared_ke
             break
     sealed = shared_keys if getattr(launcher, "zygote", None) is not None and readonly.available() else set()
     for e in msg["exercises"]:
-        o = outcomes[e["name"]]
-        if o["kind"] == "died" and o.get("status") == -signal.SIGSEGV and e["key"] in sealed:
-            outcomes[e["name"]] = dict(o, message=_wrote_read_only(o.get("line", 0), source))
+        if outcomes[e["name"]]["kind"] == "died":
+            outcomes[e["name"]] = _crashed(outcomes[e["name"]], source, e["key"] in sealed)
     names = [e["name"] for e in msg["exercises"]]
     return {n: outcomes[n] for n in names}, [blob_of[n] for n in names if outcomes[n]["kind"] == "result"]

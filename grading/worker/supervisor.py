@@ -23,7 +23,8 @@ from .launchers import Child
 from .limits import (IMPORT_TIMEOUT_S, OUTPUT_LIMIT, PICKLE_LIMIT, RESULT_LIMIT, SETUP_TIMEOUT_S, START_TIMEOUT_S,
                      file_limit)
 
-CRASH_MARK, CRASH_BYTES = b"Fatal Python error", 4096  # how faulthandler's report starts, and how much is kept
+CRASH_MARK = re.compile(rb"Fatal Python error|Windows fatal exception")  # how faulthandler's report starts
+CRASH_BYTES = 4096  # of it kept
 STARTING, IMPORT, BETWEEN, RUNNING, DONE = "starting", "import", "between", "running", "done"
 
 
@@ -147,8 +148,11 @@ class Supervision:
         self.printed += len(data)
         if self.crash is None:
             joined = self.tail + data
-            at = joined.find(CRASH_MARK)
-            self.crash, self.tail = (joined[at:at + CRASH_BYTES], b"") if at >= 0 else (None, joined[-len(CRASH_MARK):])
+            found = CRASH_MARK.search(joined)
+            if found:
+                self.crash, self.tail = joined[found.start():][:CRASH_BYTES], b""
+            else:
+                self.tail = joined[-32:]  # a mark split between two reads
         elif len(self.crash) < CRASH_BYTES:
             self.crash += data[:CRASH_BYTES - len(self.crash)]
         if self.printed > OUTPUT_LIMIT:
