@@ -11,6 +11,7 @@ the mapping writable again: mprotect and /proc/self/mem are refused by the kerne
 """
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 import warnings
@@ -28,9 +29,16 @@ from .watched import layout
 _sealed: set[int] = set()  # data_ptr() of every storage already moved (its tensors keep it)
 
 
+@functools.lru_cache(maxsize=1)
 def available() -> bool:
-    """Whether this system has sealable memfds (Linux)."""
-    return hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")  # hasattr(None, ...) is False
+    """Whether this system makes sealable memfds (Linux 3.17 and later; asked once)."""
+    if not (hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")):  # hasattr(None, ...) is False
+        return False
+    try:
+        os.close(os.memfd_create("probe", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC))
+    except OSError:
+        return False
+    return True
 
 
 def _write_all(fd: int, storage: torch.UntypedStorage, offset: int) -> None:
