@@ -6,7 +6,8 @@ import os
 
 IMPORT_TIMEOUT_S = 120.0  # importing the learner's file, before any exercise starts
 SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time limit)
-DEPENDENT_TIMEOUT_S = 10.0  # the limit of an exercise that calls the learner's own function that timed out
+DEPENDENT_TIMEOUT_S = 5.0  # the limit of an exercise that calls the learner's own function that timed out: over 10x
+# the slowest whole exercise (greedy_generate, 0.36 s here), and each one that waits on a hung function burns it all
 REQUEST_TIMEOUT_S = 20.0  # a request from the judge that has begun must have arrived whole by then
 START_TIMEOUT_S = 180.0  # a spare (spawn backend) importing torch and transformers before it can take its job
 KEPT_IDLE_S = 120.0  # a spare kept for its owner's next request (spawn backend) ends after waiting this long
