@@ -11,6 +11,7 @@ patches or returns as an object can make a case pass.
 from __future__ import annotations
 
 import copy
+import faulthandler
 import importlib.util
 import io
 import os
@@ -105,6 +106,7 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
 
     from .calls import PROTOCOLS
 
+    faulthandler.enable(all_threads=False)  # a crash prints where the learner's code was (supervisor.crash_line)
     # Looked up before learner code runs, so replacing entries of PROTOCOLS at import time changes nothing.
     protocols = {ex["name"]: [PROTOCOLS[c] for c in ex["protocols"]] for ex in exercises}
     save, write_frame = torch.save, wire.write_frame

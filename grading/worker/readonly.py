@@ -24,7 +24,7 @@ except ImportError:  # Windows: no zygote, nothing sealed
     fcntl = None
 
 from . import inputs as course_inputs
-from .watched import layout
+from .watched import as_bytes, layout
 
 _sealed: set[int] = set()  # data_ptr() of every storage already moved (its tensors keep it)
 
@@ -42,14 +42,10 @@ def available() -> bool:
 
 
 def _write_all(fd: int, storage: torch.UntypedStorage, offset: int) -> None:
-    view = memoryview(_bytes(storage).numpy()).cast("B")
+    view = memoryview(as_bytes(storage).numpy()).cast("B")
     while view:
         done = os.pwrite(fd, view, offset)
         view, offset = view[done:], offset + done
-
-
-def _bytes(storage: torch.UntypedStorage) -> torch.Tensor:
-    return torch.empty(0, dtype=torch.uint8).set_(storage)
 
 
 def _file_mappings() -> list[tuple[int, int, int, str]]:
@@ -83,7 +79,7 @@ def _from_files(where: dict[int, tuple[int, torch.UntypedStorage]]) -> dict[int,
                 files[path] = None
         if files[path] is not None and offset + n <= len(files[path]):
             same = torch.frombuffer(files[path], dtype=torch.uint8, count=n, offset=offset)
-            if torch.equal(same, _bytes(storage)):
+            if torch.equal(same, as_bytes(storage)):
                 found[key] = same.untyped_storage()
     return found
 

@@ -13,7 +13,6 @@ every other spare exits after its job.
 """
 from __future__ import annotations
 
-import faulthandler
 import io
 import os
 import sys
@@ -68,7 +67,6 @@ def main() -> None:
                 os.dup2(output_fd, 2)
                 os.close(output_fd)
                 output_fd = -1
-                faulthandler.enable(all_threads=False)  # a crash prints where the learner's code was
             launchers.run_child(job["msg"], job["learner_file"], job["scratch"], result_fd, job["exercises"], inputs,
                                 tasks, copies_shared=True, confined=confined, cpu_limit=not keep)
             del inputs

@@ -42,6 +42,11 @@ def layout(storages: list[torch.UntypedStorage]) -> tuple[dict[int, tuple[int, t
     return where, size
 
 
+def as_bytes(storage: torch.UntypedStorage) -> torch.Tensor:
+    """The storage's bytes as a uint8 tensor on it (no copy)."""
+    return torch.empty(0, dtype=torch.uint8).set_(storage)
+
+
 def _shared_storages(storages: list[torch.UntypedStorage]) -> dict[int, torch.UntypedStorage]:
     """data_ptr() -> a copy of each distinct non-empty storage, all in one anonymous shared mapping, each a storage of
     its own there (two inputs never look like one storage to learner code)."""
@@ -52,7 +57,7 @@ def _shared_storages(storages: list[torch.UntypedStorage]) -> dict[int, torch.Un
     copied: dict[int, torch.UntypedStorage] = {}
     for key, (offset, storage) in where.items():
         region = torch.frombuffer(mapping, dtype=torch.uint8, count=storage.nbytes(), offset=offset)
-        region.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+        region.copy_(as_bytes(storage))
         copied[key] = region.untyped_storage()
     return copied
 

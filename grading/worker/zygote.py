@@ -16,7 +16,6 @@ subreaper): the worker waits for it and reads its exit status as for any child (
 """
 from __future__ import annotations
 
-import faulthandler
 import gc
 import io
 import json
@@ -159,7 +158,6 @@ def become_learner(result_w: int, output_w: int, run: Callable[[], None]) -> NoR
         os.dup2(output_w, 2)
         os.closerange(3, result_w)  # the worker's and the zygote's descriptors: only the two pipes are left
         os.closerange(result_w + 1, 65536)
-        faulthandler.enable(all_threads=False)  # a crash prints where the learner's code was (supervisor.crash_line)
         run()
     except BaseException:
         try:
