@@ -26,6 +26,18 @@ def cases(inputs: dict[str, Any], check: Check, call: str = "call", constant: bo
 def case_with_reference(name: str, build: Callable[[], tuple[tuple, Any]],
                         check: Callable[[Any, tuple, Any], None], call: str = "call") -> Case:
     """A case whose builder returns (the learner's inputs, judge-only reference data); the check gets the reference
-    as a third argument. Both are built in the judge's process; the reference is rebuilt for each check, which is
-    cheap (course-model tensors are cached) and keeps a check from seeing what another one changed."""
-    return Case(name, lambda: build()[0], lambda out, inputs: check(out, inputs, build()[1]), call)
+    as a third argument. Both are built in the judge's process, together, once per build of the case's inputs (a
+    course-model forward pass is not run again for every student); checks read the reference and never change it,
+    as they never change the inputs."""
+    built: dict[str, Any] = {}
+
+    def make_inputs() -> tuple:
+        inputs, built["reference"] = build()
+        return inputs
+
+    def checked(out: Any, inputs: tuple) -> None:
+        if "reference" not in built:
+            make_inputs()
+        check(out, inputs, built["reference"])
+
+    return Case(name, make_inputs, checked, call)

@@ -141,8 +141,8 @@ def _precision_note(expected: torch.Tensor, g: torch.Tensor, e: torch.Tensor) ->
 
 def expect_tensor(got: Any, expected: torch.Tensor, what: str = RESULT, *, atol: float = 1e-5,
                   rtol: float = 1e-4, check_dtype: bool = True, mistakes: Iterable[Mistake] | None = None) -> None:
-    """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values."""
-    mistakes = list(mistakes or ())
+    """Raise CheckFailed unless `got` is a tensor of the expected shape, dtype and values (`mistakes` is read only
+    on a failure, once)."""
     if not isinstance(got, torch.Tensor):
         raise named_mistake(got, mistakes, atol, rtol, expected).fail(_(
             "{what}: expected a torch.Tensor, got {type} ({value}).", what=what, type=type(got).__name__,

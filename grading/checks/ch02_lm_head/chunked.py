@@ -7,6 +7,7 @@ import torch
 
 from ..compare import CheckFailed, expect_tensor, expect_tuple
 from ..fixtures import CAT_PROMPT, course_ids, course_model, random_table, ranked_ids
+from ..memo import per_input
 from ...i18n import _, verbatim
 
 
@@ -62,9 +63,16 @@ def _last_chunk_best() -> tuple:
     return random_table(2, 4, 133, torch.float64).abs() + 1.0, W.abs(), 3, 16
 
 
+@per_input
+def _logits64(h: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """Every logit, in float64."""
+    return h.double() @ W.double().T
+
+
+@per_input
 def _reference_chunked(h: torch.Tensor, W: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Full logits in float64, stable descending sort (ties to the lower id), first k."""
-    logits = h.double() @ W.double().T
+    logits = _logits64(h, W)
     ids = ranked_ids(logits)[:, :k]
     return logits.gather(-1, ids), ids
 
@@ -75,7 +83,7 @@ def _check_chunked(result, inputs):
     V = W.shape[0]
     values, ids = expect_tuple(out, 2, _("topk_logits_chunked -> (values, ids)"))
     ref_v, ref_i = _reference_chunked(h, W, k)
-    logits = h.double() @ W.double().T
+    logits = _logits64(h, W)
     exact = h.dtype == torch.float64 or bool((h == h.round()).all() and (W == W.round()).all())
     tol = 1e-9 if exact else 1e-3
     id_mistakes = [

@@ -6,6 +6,7 @@ import torch
 from ...i18n import _
 from ..compare import CheckFailed, expect_tensor
 from ..fixtures import CAT_PROMPT, cached_tiny_model, course_ids, course_model, random_ids
+from ..memo import per_input
 
 
 # ---------------------------------------------------------------- greedy_generate
@@ -38,6 +39,7 @@ def _eos_case():
     return model, ids, 8
 
 
+@per_input
 def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
     if n == 0:
         return ids.clone()
@@ -54,6 +56,7 @@ def _reference_generate(model, ids: torch.Tensor, n: int) -> torch.Tensor:
     return out
 
 
+@per_input
 def _greedy_wrong(model, ids, n, position: int, last_only: bool = False) -> torch.Tensor:
     with torch.no_grad():
         for _step in range(n):

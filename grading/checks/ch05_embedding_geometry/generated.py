@@ -20,7 +20,7 @@ from ...model import Chapter
 from ..properties import Example, Recipe, generated, ordered, recipes
 from ..unchanged import argument_names
 from .directions import _check_remove_top, _reference_removed
-from .neighbors import _check_neighbors, _cosines, _ranked
+from .neighbors import _check_neighbors, ranking
 from .pca import _check_full_ratio, _check_pca, _naming_cancellation, _sklearn
 
 N = 40  # generated inputs per exercise, besides the edge cases each lists by hand
@@ -61,7 +61,7 @@ def neighbor_examples() -> list[Example]:
 
 def neighbor_reference(args: Example) -> torch.Tensor:
     E, index, k = args
-    return _ranked(_cosines(E, index), index)[:k]
+    return ranking(E, index)[:k]
 
 
 def spectrum_data(n: int, d: int, seed: int, dtype: torch.dtype, scale: float = 1.0, mean: float = 1.0,

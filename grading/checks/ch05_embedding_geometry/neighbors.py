@@ -6,6 +6,7 @@ import torch
 from ...i18n import _
 from ..compare import CheckFailed, named_mistake
 from ..fixtures import course_embedding, course_ids, random_table, random_tensor, ranked_ids
+from ..memo import Later, evaluated, per_input
 
 
 TIE = 1e-12  # float64 similarities this close are the same number (duplicate or power-of-two scaled rows)
@@ -82,19 +83,16 @@ NEIGHBOR_INPUTS = {
         lambda: (course_embedding(), 8, 8),
 }
 
-_UNIT_CACHE: dict[tuple, torch.Tensor] = {}
+@per_input
+def _unit_rows(E: torch.Tensor) -> torch.Tensor:
+    E64 = E.double()
+    return E64 / E64.norm(dim=1, keepdim=True)
 
 
+@per_input
 def _cosines(E: torch.Tensor, index: int) -> torch.Tensor:
-    """Cosine similarity of every row with row `index`, in float64 (the real table's unit rows are cached)."""
-    key = (tuple(E.shape), E.dtype, float(E[0, 0]), float(E[-1, -1]))
-    unit = _UNIT_CACHE.get(key)
-    if unit is None:
-        E64 = E.double()
-        unit = E64 / E64.norm(dim=1, keepdim=True)
-        if E.shape[0] > 1000:
-            _UNIT_CACHE.clear()
-            _UNIT_CACHE[key] = unit
+    """Cosine similarity of every row with row `index`, in float64."""
+    unit = _unit_rows(E)
     return unit @ unit[index]
 
 
@@ -105,9 +103,21 @@ def _ranked(scores: torch.Tensor, exclude: int | None, descending: bool = True) 
     return order[order != exclude] if exclude is not None else order
 
 
+@per_input
+def ranking(E: torch.Tensor, index: int) -> torch.Tensor:
+    """Every row but `index`, most similar to it first (ties: lower index first)."""
+    return _ranked(_cosines(E, index), index)
+
+
 NORM_EPSILON = _("an epsilon added to the norms (E.norm(...) + 1e-8, or a floor such as clamp(min=eps) or "
                  "F.cosine_similarity's eps): a row a few 1e-9 long gets its cosine shrunk towards 0 and falls in "
                  "the ranking. No row is all zeros: divide by the lengths as they are.")
+
+
+@per_input
+def _neighbor_candidates(E: torch.Tensor, index: int, k: int) -> list:
+    """The known mistakes with their wrong answers on this input."""
+    return evaluated(_neighbor_mistakes(E, index, k, _cosines(E, index)))
 
 
 def _neighbor_mistakes(E: torch.Tensor, index: int, k: int, sims: torch.Tensor):
@@ -144,7 +154,7 @@ def _check_neighbors(out, inputs):
     got = out.tolist()
     if any(not 0 <= i < n for i in got):
         raise CheckFailed(_("row indices must be in [0, {n}); got {got}.", n=n, got=str(got[:10])))
-    if index in got and float(_cosines(E, index)[_ranked(_cosines(E, index), index)[got.index(index)]]) <= 0:
+    if index in got and float(_cosines(E, index)[ranking(E, index)[got.index(index)]]) <= 0:
         raise CheckFailed(_("your answer contains the query row {index} itself (at position {position}, among "
                             "rows whose cosine is <= 0). One possible cause: you masked the query with a finite "
                             "sentinel (-1, 0 or -10) instead of excluding it, and real rows tie with it or fall below "
@@ -158,12 +168,12 @@ def _check_neighbors(out, inputs):
         raise CheckFailed(_("a row appears twice in your answer: {got}.", got=str(got[:10])))
 
     sims = _cosines(E, index)
-    expected = _ranked(sims, index)[:k]
+    expected = ranking(E, index)[:k]
     got_sims, exp_sims = sims[out], sims[expected]
     bad = (got_sims - exp_sims).abs() > 1e-5  # more than float32 rounding apart: a real mismatch
     if bool(bad.any()):
         p = int(bad.nonzero()[0])
-        raise named_mistake(out, _neighbor_mistakes(E, index, k, sims), atol=0, rtol=0, expected=expected).fail(
+        raise named_mistake(out, Later(_neighbor_candidates, E, index, k), atol=0, rtol=0, expected=expected).fail(
             _("position {p}: expected row {want} (cosine {want_cos:.6f}), got row {got} (cosine {got_cos:.6f}). "
               "Expected the first {m}: {first}, got {got_first}.", p=p, want=int(expected[p]),
               want_cos=float(exp_sims[p]), got=got[p], got_cos=float(got_sims[p]), m=min(k, 8),

@@ -6,6 +6,7 @@ import torch
 from ...i18n import _, verbatim
 from ..compare import POSSIBLE_MARK, CheckFailed, expect_tensor, expect_tuple
 from ..fixtures import course_embedding, random_tensor
+from ..memo import per_input
 
 
 # ---------------------------------------------------------------- inputs: pca, explained_variance_ratio
@@ -92,11 +93,13 @@ ROW_CENTRED = _("you centred each ROW by its own mean (a mean over dim=1): PCA s
                  "from every row.")
 
 
+@per_input
 def _uncentred_components(X: torch.Tensor, k: int) -> torch.Tensor:
     """The top-k right singular vectors of X itself, as PCA without centring would find them."""
     return torch.linalg.svd(X.double(), full_matrices=False)[2][:k]
 
 
+@per_input
 def _uncentred_ratio(X: torch.Tensor, k: int) -> torch.Tensor:
     S = torch.linalg.svdvals(X.double())
     return (S ** 2 / (S ** 2).sum())[:k]
@@ -105,6 +108,12 @@ def _uncentred_ratio(X: torch.Tensor, k: int) -> torch.Tensor:
 def _row_centred(X: torch.Tensor) -> torch.Tensor:
     """X with each ROW's own mean subtracted (mean over dim=1), the wrong axis for PCA's centring."""
     return X.double() - X.double().mean(dim=1, keepdim=True)
+
+
+@per_input
+def _row_centred_components(X: torch.Tensor, k: int) -> torch.Tensor:
+    """The top-k components PCA finds when each ROW is centred by its own mean."""
+    return _uncentred_components(_row_centred(X), k)
 
 
 def _align(rows: torch.Tensor, to: torch.Tensor) -> torch.Tensor:
@@ -186,7 +195,7 @@ def _check_pca(out, inputs):
         return _align(_uncentred_components(X, k), aligned)
 
     def row_centred():
-        return _align(_uncentred_components(_row_centred(X), k), aligned)
+        return _align(_row_centred_components(X, k), aligned)
 
     def smallest():
         return _align(all_comps.flip(0)[:k], aligned)

@@ -11,6 +11,7 @@ from torch.distributions import Categorical, kl_divergence
 from ...i18n import N_, _, verbatim
 from ..compare import CheckFailed, expect_tensor, expect_that
 from ..fixtures import course_model, random_ids, random_tensor
+from ..memo import Later, evaluated, per_input
 from .common import FRANCE, course_lens_france, judge_lens, reference_lens, tiny_lens_model
 
 
@@ -118,20 +119,44 @@ MODEL_DTYPE = N_("returned the model's dtype, not float32: the docstring asks fo
                  "whatever the model's dtype ({dtype} here). Cast the logits with .float() before log_softmax.")
 
 
+@per_input
+def _float32(model):
+    """The model itself if float32, else the same weights in float32 (the reference, to bfloat16's tolerance)."""
+    return copy.deepcopy(model).float() if model.dtype != torch.float32 else model
+
+
+@per_input
+def _lens_reference(model, ids: torch.Tensor) -> tuple[dict, torch.Tensor]:
+    ref = _float32(model)
+    j = judge_lens(ref, ids)
+    return j, reference_lens(ref, ids, j)
+
+
+@per_input
+def _lens_wrong(model, ids: torch.Tensor) -> list:
+    """The known mistakes with their wrong lenses on (model, ids)."""
+    j, expected = _lens_reference(model, ids)
+    return evaluated(_lens_mistakes(_float32(model), ids, expected, j))
+
+
+@per_input
+def _lens_wrong_last_rows(model, ids: torch.Tensor) -> list:
+    """The same mistakes' last rows (the final prediction)."""
+    return evaluated((m, (lambda w=w: w[-1])) for m, w in _lens_wrong(model, ids))
+
+
 def _check_lens(out, inputs):
     model, ids = inputs
-    low = model.dtype != torch.float32  # the reference: the same weights in float32, to bfloat16's tolerance
-    ref = copy.deepcopy(model).float() if low else model
-    j = judge_lens(ref, ids)
-    expected = reference_lens(ref, ids, j)
-    mistakes = list(_lens_mistakes(ref, ids, expected, j))
+    low = model.dtype != torch.float32
+    j, expected = _lens_reference(model, ids)
+    mistakes = Later(_lens_wrong, model, ids)
     n = model.config.num_hidden_layers
     atol, rtol = (0.1, 0.03) if low else (1e-4, 1e-4)  # bfloat16 keeps 8 bits: 4 of its epsilons, relative
     if isinstance(out, torch.Tensor) and out.shape == expected.shape:
         own = j["logits"].log_softmax(-1)  # the model's own final prediction
         expect_tensor(out[-1], own, _("last row (must equal log_softmax(model(input_ids).logits[0, -1]), "
                                       "the model's own prediction)"), atol=atol, rtol=rtol, check_dtype=False,
-                      mistakes=[(m, (lambda w=w: (w() if callable(w) else w)[-1])) for m, w in mistakes])
+                      mistakes=Later(_lens_wrong_last_rows, model, ids))
     expect_tensor(out, expected, _("lens [num_layers + 1 = {rows}, V = {vocab}]", rows=n + 1, vocab=expected.shape[1]),
                   atol=atol, rtol=rtol, check_dtype=not low, mistakes=mistakes)
     if low and out.dtype == model.dtype:

@@ -6,6 +6,7 @@ import torch
 from ...i18n import _, verbatim
 from ..compare import expect_tensor
 from ..fixtures import course_model, random_ids, random_tensor
+from ..memo import per_input
 from .common import FRANCE, _residual_stream, tiny_lens_model
 
 
@@ -61,6 +62,7 @@ TUNED_INPUTS = {
 }
 
 
+@per_input
 def _ridge_reference(X: torch.Tensor, Y: torch.Tensor, ridge: float, penalise_bias: bool = False,
                      center: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """Ridge regression by least squares on an augmented system (no normal equations), float64."""

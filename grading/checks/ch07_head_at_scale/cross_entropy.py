@@ -11,6 +11,7 @@ from ..build import case_with_reference
 from ...i18n import N_, _, verbatim
 from ..compare import expect_tensor, expect_that
 from ..fixtures import course_embedding, course_model, random_ids, random_tensor
+from ..memo import Later, evaluated, per_input
 from ...techniques import CUSTOM_FUNCTION, LOOP
 from .common import PROMPT, TRAIN_TEXT, _arg_shapes, course_logits, split
 
@@ -265,12 +266,23 @@ def _chunk_value_mistakes(h, W, t, chunk):
            lambda: -(logits.log_softmax(0).gather(-1, t[:, None])[:, 0]).mean())
 
 
+@per_input
+def _reference_loss(h: torch.Tensor, W: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(h @ W.T, t)
+
+
+@per_input
+def _chunk_loss_mistakes(h: torch.Tensor, W: torch.Tensor, t: torch.Tensor, chunk: int) -> list:
+    dtype = _reference_loss(h, W, t).dtype
+    return evaluated((m, (lambda w=w: w().to(dtype))) for m, w in _chunk_value_mistakes(h, W, t, chunk))
+
+
 def _check_chunk_loss(loss, inputs, shapes):
     h, W, t, chunk = inputs
-    expected = F.cross_entropy(h @ W.T, t)
+    expected = _reference_loss(h, W, t)
     tol = dict(atol=1e-5, rtol=1e-5) if h.dtype != torch.float64 else dict(atol=1e-10, rtol=1e-10)
     expect_tensor(loss, expected, _("mean cross-entropy"), **tol, check_dtype=True,
-                  mistakes=[(m, (lambda w=w: w().to(expected.dtype))) for m, w in _chunk_value_mistakes(h, W, t, chunk)])
+                  mistakes=Later(_chunk_loss_mistakes, h, W, t, chunk))
     V, d = W.shape
     big = [s for s in shapes if _is_logits_block(s, V, d, chunk)]
     expect_that(not big, _("Right value, but a tensor of shape {shape} went into a torch function: more than chunk = "
