@@ -483,6 +483,69 @@ def test_the_worker_kills_what_a_child_left_behind(tmp_path):
     assert done.stdout.split() == ["1", "0"], done.stdout
 
 
+@needs_bwrap
+def test_the_worker_empties_its_scratch_root_but_not_what_is_mounted_there(tmp_path):
+    """Between learner processes the worker removes everything in its scratch root (/tmp inside bubblewrap); a
+    course checked out under /tmp is mounted there (read-only), and walking it, .venv and all, for files it could
+    not delete cost 0.3 s per learner process. What is mounted there is left alone (here a writable bind, so a walk
+    would show), and a learner's leftovers go however deep they are: the audit hooks allow 64 new folders, but
+    native code past them is bounded only by the tmpfs, and a tree deeper than the recursion limit made the old
+    recursive removal (shutil.rmtree) die, and the worker with it, before the next student."""
+    course = tmp_path / "course"
+    (course / "grading").mkdir(parents=True)
+    (course / "grading" / "checks.py").write_text("# the judge's own file\n")
+    script = textwrap.dedent("""
+        import os
+        from grading.worker import housekeeping as warm
+        os.mkdir("/tmp/left")
+        os.chdir("/tmp/left")
+        for _ in range(2100):  # deeper than Python's recursion limit, longer than PATH_MAX
+            os.mkdir("d")
+            os.chdir("d")
+        open("f", "w").write("x")
+        os.chdir("/tmp")
+        open("/tmp/course/note", "w").write("a learner's file in the folder that holds the mount")
+        os.symlink("/tmp/course/grading", "/tmp/link")
+        os.mkdir("/tmp/kept")
+        warm.clean_tmp("/tmp", keep="/tmp/kept")
+        print(sorted(os.listdir("/tmp")), sorted(os.listdir("/tmp/course")), os.listdir("/tmp/course/grading"))
+    """)
+    env = {"GRADING_IN_BWRAP": "1", "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    cmd = sandbox.bwrap_command([sys.executable, "-c", script], env=env)
+    at = cmd.index("--")
+    cmd[at:at] = ["--dir", "/tmp/course", "--bind", str(course / "grading"), "/tmp/course/grading"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['course',", "'kept']", "['grading']", "['checks.py']"], done.stdout
+    assert (course / "grading" / "checks.py").exists()
+
+
+@pytest.mark.parametrize("fd_walk", [True, False], ids=["descriptors", "as-on-windows"])
+def test_the_scratch_root_is_emptied_but_the_kept_folder(tmp_path, monkeypatch, fd_walk):
+    """Outside bubblewrap too (the scratch root is a folder of the worker's), on both ways of walking it."""
+    from grading.worker import housekeeping
+
+    if fd_walk and not housekeeping.FD_WALK:
+        pytest.skip("no folder descriptors here")
+    monkeypatch.setattr(housekeeping, "FD_WALK", fd_walk)
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "f").write_text("x")
+    (root / "file").write_text("x")
+    (root / "kept").mkdir()
+    (root / "kept" / "g").write_text("x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "h").write_text("x")
+    try:
+        (root / "link").symlink_to(outside, target_is_directory=True)
+    except OSError:  # Windows without the right to make links
+        pass
+    housekeeping.clean_tmp(str(root) + os.sep, keep=str(root / "kept"))
+    assert sorted(p.name for p in root.iterdir()) == ["kept"]
+    assert (root / "kept" / "g").exists() and (outside / "h").exists()
+
+
 # ---------------------------------------------------------------- the sandbox itself
 
 @needs_bwrap
