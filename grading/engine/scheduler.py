@@ -24,7 +24,7 @@ from ..worker import limits
 from ..worker.calls.unchanged import UNCHANGED
 from . import sandbox, worker_pool
 from .worker_pool import Worker, WorkerFailed
-from .checker import Checker, class_name, complete, whole_exercise
+from .checker import Checker, class_name, complete, timed, whole_exercise
 from .observed import NotWatched, with_watched
 from ..techniques import source_facts
 from ..dependencies import call_graph
@@ -108,14 +108,15 @@ def run_file(worker: Worker, chapter: Chapter, exercises: list[Exercise], learne
 
 
 def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
-    """The judge's verdict on a worker's reply: each result loaded as plain data and checked."""
+    """The judge's verdict on a worker's reply: each result loaded as plain data and checked (Checker.reply)."""
     results, it = [], iter(got.blobs)
     for e in got.exercises:
         outcome = got.reply["outcomes"].get(e.name, {"kind": "died", "message": _("no outcome was reported")})
         if outcome["kind"] == "result":
+            blob, facts, watched = next(it), got.facts.get(e.name, frozenset()), outcome.get("watched")
             try:
-                raw = with_watched(e, torch.load(io.BytesIO(next(it)), weights_only=True), outcome.get("watched"))
-                res = by_source(e, checker.grade(got.chapter, e, raw), got.facts.get(e.name, frozenset()))
+                res = checker.reply(got.chapter, e, blob, watched, facts, lambda: by_source(e, checker.grade(
+                    got.chapter, e, with_watched(e, torch.load(io.BytesIO(blob), weights_only=True), watched)), facts))
             except NotWatched as exc:
                 res = whole_exercise(got.chapter, e, ERROR, _(
                     "The judge could not watch your function's inputs from outside its process ({error}), so it "
@@ -128,7 +129,7 @@ def check_reply(got: "_Reply", checker: Checker) -> list[ExerciseResult]:
         else:
             res = whole_exercise(got.chapter, e, OUTCOME_STATUS.get(outcome["kind"], ERROR),
                                  outcome_message(outcome, f"{got.chapter.module}.py"), import_error(outcome))
-        results.append(_tag(res, got.isolation))
+        results.append(_tag(timed(res, outcome.get("seconds")), got.isolation))
     return results
 
 

@@ -9,6 +9,7 @@ caller (grading/worker/batches.py).
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import signal
@@ -84,6 +85,7 @@ class Supervision:
         self.failure: tuple[str, str] | None = None  # (kind, message) that ended the process
         self.code: int | None = None  # its return code once it has ended
         self.current: str | None = None  # the exercise running now
+        self.untimed: str | None = None  # the exercise whose result came and whose seconds (TIMES) come next
         self.open_pipes = 2
         if child.starting:
             self._enter(STARTING, START_TIMEOUT_S)
@@ -201,8 +203,24 @@ class Supervision:
             return
         self.outcomes[self.current] = {"kind": "result"}
         self.blobs.append(body)
-        self.current = None
+        self.untimed, self.current = self.current, None
         self._enter(BETWEEN, self.setup_s)
+
+    def on_times(self, body: bytes) -> bool:
+        """The seconds of each case of the result just received: the process's word, shown and nothing more (a list
+        that is not one number per case is dropped)."""
+        if self.untimed is None:
+            return False
+        try:
+            seconds = json.loads(body)
+        except ValueError:
+            seconds = None
+        cases = next((len(e["cases"]) for e in self.msg["exercises"] if e["name"] == self.untimed), None)
+        if (isinstance(seconds, list) and len(seconds) == cases
+                and all(type(x) in (int, float) and 0 <= x < 1e6 for x in seconds)):
+            self.outcomes[self.untimed]["seconds"] = [float(x) for x in seconds]
+        self.untimed = None
+        return True
 
     def on_done(self, _body: bytes) -> bool:
         if self.expected_next is not None:
@@ -212,7 +230,7 @@ class Supervision:
 
     HANDLERS = {(STARTING, wire.READY): on_ready, (IMPORT, wire.IMPORT_ERROR): on_import_error,
                 (IMPORT, wire.IMPORTED): on_imported, (BETWEEN, wire.STARTED): on_started,
-                (RUNNING, wire.RESULT): on_result, (BETWEEN, wire.DONE): on_done}
+                (RUNNING, wire.RESULT): on_result, (BETWEEN, wire.TIMES): on_times, (BETWEEN, wire.DONE): on_done}
 
     # the end --------------------------------------------------------------------------------------------------------
 

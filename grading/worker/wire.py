@@ -15,6 +15,7 @@ HEADER = struct.Struct(">BQ")
 JSON, BLOB = 1, 2  # judge <-> worker: a JSON header, optionally followed by one binary body
 IMPORTED, IMPORT_ERROR, STARTED, RESULT, DONE = 11, 12, 13, 14, 15  # child -> worker
 READY = 16  # spare -> worker (spawn backend): it has its job; the learner's import starts now
+TIMES = 17  # child -> worker, right after a RESULT: its cases' seconds (JSON), kept out of the result itself
 
 
 class WireError(RuntimeError):
