@@ -52,6 +52,8 @@ def test_a_verdict_cut_short_by_the_time_limit_is_not_kept():
 def test_timings_that_are_not_one_number_per_case_are_left_out():
     assert [c.seconds for c in timed(verdict(), [1.0]).cases] == [0.0, 0.0]
     assert [c.seconds for c in timed(verdict(), "fast").cases] == [0.0, 0.0]
+    assert [c.seconds for c in timed(verdict(), ["1", None]).cases] == [0.0, 0.0]  # a worker's odd list: no crash
+    assert [c.seconds for c in timed(verdict(), [1.0, float("nan")]).cases] == [0.0, 0.0]
     assert [c.seconds for c in timed(verdict(), [1, 2.5]).cases] == [1.0, 2.5]
 
 

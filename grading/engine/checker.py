@@ -285,8 +285,9 @@ def output_digest(value: object) -> str:
 
 def timed(res: ExerciseResult, seconds: object) -> ExerciseResult:
     """`res` with each case's seconds as the learner's process measured them (sent apart from its result, one
-    number per case; anything else leaves them at 0)."""
-    if isinstance(seconds, list) and len(seconds) == len(res.cases):
+    finite number per case; anything else, from a worker the judge does not take on its word, leaves them at 0)."""
+    if (isinstance(seconds, list) and len(seconds) == len(res.cases)
+            and all(type(s) in (int, float) and 0 <= s < 1e6 for s in seconds)):
         for case, s in zip(res.cases, seconds):
             case.seconds = float(s)
     return res

@@ -137,8 +137,8 @@ def run(result_fd: int, learner_file: str, module_name: str, exercises: list[dic
                     for shared, mine in zip(inputs[ex["name"]], made)]
         write_frame(result_fd, wire.STARTED, ex["name"].encode())
         results = _run_exercise(module, ex, prepared, learner_file, protocols[ex["name"]])
-        # the timings go in a frame of their own: equal answers then send equal result bytes (grading/engine/
-        # scheduler.py reuses the verdict on bytes it has checked already)
+        # the timings go in a frame of their own: equal answers then send equal result bytes (the judge reuses its
+        # verdict on bytes it has checked already: grading/engine/checker.py, Checker.reply)
         seconds = [r.pop("seconds", 0.0) for r in results]
         buf = io.BytesIO()
         try:
