@@ -361,7 +361,7 @@ def main() -> int:
     console_safe()
     sys.argv[1:] = take_lang(sys.argv[1:])
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
-    if command == "setup":
+    if command == "setup" and not sys.argv[2:]:  # setup takes nothing more: anything else gets the usage
         setup()
         return 0
     if command == "lab":

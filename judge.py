@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from grading.i18n import LANGUAGES, _, show  # noqa: E402  (after the course folder is on the path)
+from grading.i18n import LANGUAGES, _, show, verbatim  # noqa: E402  (after the course folder is on the path)
 from grading.model import status_text  # noqa: E402
 
 
@@ -45,6 +45,17 @@ def _positive(text: str) -> int:
     """--workers N: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+MEMORY_MB, LEAST_MEMORY_MB = 6144, 64  # --memory-mb's default, and the least that is not a slip (5 for 5 GB)
+
+
+def _megabytes(text: str) -> int:
+    """--memory-mb N: megabytes, at least LEAST_MEMORY_MB (a negative limit would be no limit at all)."""
+    if not text.isdigit() or int(text) < LEAST_MEMORY_MB:
+        raise argparse.ArgumentTypeError(f"expected megabytes, a whole number of at least {LEAST_MEMORY_MB} (the "
+                                         f"default is {MEMORY_MB}, 6 GB), got {text!r}")
     return int(text)
 
 
@@ -67,7 +78,12 @@ def cmd_grade(args) -> int:
         return 2
     start = time.perf_counter()
     chapters = chapters_for(args.target)  # only the target's chapter is imported where one is named
-    select(chapters, args.target)  # an unknown target is told before the sandbox is probed
+    wanted = select(chapters, args.target)  # an unknown target is told before the sandbox is probed
+    files = [f"{chapter.module}.py" for chapter, _ex in wanted]
+    if not any((source / f).is_file() for f in files):  # a wrong --source: said once, up front, not per exercise
+        say(_("{folder} holds none of the files to grade ({files}), so every exercise is 'not attempted'. To grade "
+              "your files, give the folder that holds them: --source DIR.", folder=verbatim(source),
+              files=verbatim(", ".join(files[:3]) + (", ..." if len(files) > 3 else ""))))
     printer = console.ConsolePrinter(_titles(chapters), verbose=not args.quiet)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     from grading.reports.learner_text import tidy
@@ -242,6 +258,11 @@ def cmd_quiz(args) -> int:
 
     chapters = load_chapters()
     wanted = find_chapter(chapters, args.target) if args.target else None
+    if args.target and not (wanted and wanted.quiz):
+        say(_("No quiz for {target}: give a chapter number, one of {chapters} (python judge.py quiz 04), or none "
+              "for every quiz.", target=verbatim(args.target),
+              chapters=", ".join(c.number for c in chapters if c.quiz)))
+        return 2
     for chapter in chapters:
         if chapter.quiz and (not args.target or chapter is wanted):
             show_quiz(chapter.number)
@@ -312,6 +333,23 @@ def take_lang(argv: list[str]) -> list[str]:
 REPORT_FLAGS = ("gradebook", "json", "junit", "feedback", "gradescope", "classroom", "lms_csv", "excel")
 CLASS_ONLY = ("trusted_class", "student", "update", "container")
 ONE_FOLDER_ONLY = ("source", "solutions", "quiet")
+GRADING_LIMITS = ("memory_mb", "workers")  # the commands that run learner code take them
+
+
+def extra_words(command: str | None, words: list[str]) -> str:
+    """A message when more words were given than `command` takes (none is dropped silently), or ''."""
+    most = 0 if command == "doctor" else 1
+    if len(words) <= most:
+        return ""
+    usage = {
+        None: _("python judge.py grades one chapter or one exercise (04, softmax), or the whole course with none."),
+        "hint": _("python judge.py hint takes one exercise: python judge.py hint lookup"),
+        "quiz": _("python judge.py quiz takes one chapter (quiz 04), or none for every quiz."),
+        "doctor": _("python judge.py doctor takes nothing more: it checks the whole setup."),
+        "gradescope-package": _("python judge.py gradescope-package takes one file: the zip it writes."),
+    }.get(command) or _("python judge.py {command} takes one chapter or exercise, or none for the whole course.",
+                        command=command)
+    return _("{words} would be left out: {usage}", words=verbatim(" ".join(words[most:])), usage=usage)
 
 
 def misplaced_flags(args, command: str | None) -> str:
@@ -319,9 +357,11 @@ def misplaced_flags(args, command: str | None) -> str:
     def flag(dest: str) -> str:
         return "--" + dest.replace("_", "-") if dest != "quiet" else "-q"
 
-    given = [d for d in (*REPORT_FLAGS, *CLASS_ONLY, *ONE_FOLDER_ONLY, "class_dir", "lms") if getattr(args, d)]
+    given = [d for d in (*REPORT_FLAGS, *CLASS_ONLY, *ONE_FOLDER_ONLY, "class_dir", "lms", *GRADING_LIMITS)
+             if getattr(args, d)]
     if command is not None:
-        allowed = {"progress": ("source", "solutions")}.get(command, ())
+        allowed = {"progress": ("source", "solutions", *GRADING_LIMITS), "list": GRADING_LIMITS,
+                   "prove": GRADING_LIMITS, "check": GRADING_LIMITS}.get(command, ())
         bad = [d for d in given if d not in allowed]
         if bad:
             return _("{flag} does nothing with '{command}': it belongs to grading (python judge.py [CHAPTER] "
@@ -370,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
                    "for more) into the class's existing reports")
     p.add_argument("--update", action="store_true", help="with --class: merge this run (a chapter, or --student) "
                    "into the reports of the earlier run at --gradebook instead of starting them afresh")
-    p.add_argument("--memory-mb", type=int, default=6144, help="memory limit for learner code (default 6144)")
+    p.add_argument("--memory-mb", type=_megabytes, help="memory limit for learner code (default 6144)")
     p.add_argument("--workers", type=_positive, help="grading workers (default: one per core, as memory allows)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --class: grade on the Dask cluster whose scheduler is "
                    "at ADDRESS (tcp://host:8786; needs the cluster extra)")
@@ -388,9 +428,10 @@ def main(argv: list[str] | None = None) -> int:
     args.target = words[0] if words else None
     if command == "hint" and not args.target:
         p.error("hint needs an exercise name: python judge.py hint lookup")
-    refused = misplaced_flags(args, command)
+    refused = extra_words(command, words) or misplaced_flags(args, command)
     if refused:
         p.error(show(refused))
+    args.memory_mb = args.memory_mb or MEMORY_MB
     if command == "gradescope-package":
         return cmd_gradescope_package(args)
     if args.scheduler and args.workers:
@@ -414,6 +455,11 @@ def run(argv: list[str] | None = None) -> int:
         return main(argv)
     except CatalogError as exc:
         print(exc, file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader stopped reading (python judge.py list | head): no traceback
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exiting flushes into nothing
         return 1
 
 

@@ -186,6 +186,14 @@ def test_report_flags_with_one_folder(klass, tmp_path):
     (["--update"], "--update belongs to --class DIR"),
     (["--lms", "moodle"], "give --lms-csv too"),
     (["--excel"], "--excel changes the CSV files"),
+    (["doctor", "--memory-mb", "100"], "--memory-mb does nothing with 'doctor'"),
+    (["hint", "lookup", "--workers", "2"], "--workers does nothing with 'hint'"),
+    (["01", "02"], "02 would be left out: python judge.py grades one chapter or one exercise"),
+    (["01", "-q", "02"], "unrecognized arguments: 02"),  # a word after a flag: argparse refuses it
+    (["doctor", "01"], "01 would be left out: python judge.py doctor takes nothing more"),
+    (["hint", "lookup", "softmax"], "softmax would be left out"),
+    (["--memory-mb", "-5", "01"], "at least 64"),  # a negative limit would have been no limit at all
+    (["--memory-mb", "5", "01"], "expected megabytes"),
 ])
 def test_a_flag_is_refused_where_it_does_nothing(args, says):
     proc = run_judge(*args)

@@ -155,6 +155,13 @@ def test_unknown_test_arguments_are_refused(monkeypatch, capsys):
     assert "--no-notebooks" in capsys.readouterr().out
 
 
+def test_setup_with_more_words_is_refused_not_run(monkeypatch, capsys):
+    monkeypatch.setattr(course.sys, "argv", ["course.py", "setup", "--no-notebooks"])
+    monkeypatch.setattr(course, "setup", lambda: pytest.fail("ran setup, leaving out what it was given"))
+    assert course.main() == 2
+    assert "python course.py setup" in capsys.readouterr().out
+
+
 ODD_FOLDER = "it's my course (A & B)"  # spaces, a quote, parentheses and an ampersand
 
 

@@ -217,6 +217,21 @@ def test_hint_and_unknown_names():
     assert hint.returncode == 0 and "Hint:" in hint.stdout
     unknown = run_judge("no_such_exercise")
     assert unknown.returncode != 0 and "No chapter or exercise" in (unknown.stdout + unknown.stderr)
+    no_quiz = run_judge("quiz", "99")
+    assert no_quiz.returncode == 2 and "No quiz for 99" in no_quiz.stdout and "04" in no_quiz.stdout
+
+
+def test_a_folder_without_the_files_says_so_once_and_still_writes_the_reports(tmp_path):
+    """A wrong --source is told up front (not only as one 'does not exist' per exercise), and the reports are still
+    written: a submission with no files is 0 points in an autograder, not a missing result."""
+    empty = tmp_path / "work"
+    empty.mkdir()
+    proc = run_judge("00", "--source", str(empty), "--json", str(tmp_path / "r.json"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.count("holds none of the files to grade (ch00_pipeline.py)") == 1, proc.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["passed"] == 0
+    graded = run_judge("00", "--solutions")
+    assert "holds none of the files" not in graded.stdout
 
 
 def test_class_gradebook(tmp_path):
