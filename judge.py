@@ -48,14 +48,13 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-MEMORY_MB, LEAST_MEMORY_MB = 6144, 64  # --memory-mb's default, and the least that is not a slip (5 for 5 GB)
-
-
 def _megabytes(text: str) -> int:
     """--memory-mb N: megabytes, at least LEAST_MEMORY_MB (a negative limit would be no limit at all)."""
+    from grading.worker.limits import LEAST_MEMORY_MB, MEMORY_MB
+
     if not text.isdigit() or int(text) < LEAST_MEMORY_MB:
         raise argparse.ArgumentTypeError(f"expected megabytes, a whole number of at least {LEAST_MEMORY_MB} (the "
-                                         f"default is {MEMORY_MB}, 6 GB), got {text!r}")
+                                         f"default is {MEMORY_MB}), got {text!r}")
     return int(text)
 
 
@@ -431,7 +430,10 @@ def main(argv: list[str] | None = None) -> int:
     refused = extra_words(command, words) or misplaced_flags(args, command)
     if refused:
         p.error(show(refused))
-    args.memory_mb = args.memory_mb or MEMORY_MB
+    if args.memory_mb is None:
+        from grading.worker.limits import MEMORY_MB
+
+        args.memory_mb = MEMORY_MB
     if command == "gradescope-package":
         return cmd_gradescope_package(args)
     if args.scheduler and args.workers:

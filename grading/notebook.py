@@ -21,6 +21,7 @@ from .catalog import CatalogError, load_chapters, select
 from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult, status_text
+from .worker.limits import LEAST_MEMORY_MB, MEMORY_MB
 from .reports.console import progress_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,7 +136,7 @@ def exercises_folder() -> Path:
     return Path(os.environ["COURSE_EXERCISES"]) if os.environ.get("COURSE_EXERCISES") else REPO / "exercises"
 
 
-def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = 6144,
+def check(target: str | None = None, source: str | Path | None = None, memory_mb: int = MEMORY_MB,
           lang: str | None = None) -> CheckResult:
     """Grade `target` (an exercise name, a chapter number like "04", or everything) in `source`
     (default: exercises_folder()), exactly as `python judge.py` would.
@@ -147,6 +148,15 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
     from .engine.sandbox import detect
 
     folder = Path(source) if source else exercises_folder()
+    if not folder.is_dir():  # a typo would otherwise grade every exercise as "not attempted"
+        raise FileNotFoundError(i18n.render(_(
+            "No folder {folder}: give check() the folder that holds your exercise files, check(\"04\", "
+            "source=\"my_folder\"), or leave source out for the course's exercises/.",
+            folder=i18n.verbatim(folder)), check_language(lang)))
+    if not (isinstance(memory_mb, int) and memory_mb >= LEAST_MEMORY_MB):
+        raise ValueError(i18n.render(_(
+            "memory_mb is megabytes, a whole number of at least {least} (the default is {default}), not {value}.",
+            least=LEAST_MEMORY_MB, default=MEMORY_MB, value=i18n.verbatim(repr(memory_mb))), check_language(lang)))
     start = time.perf_counter()
     with _lock:
         chapters = load_chapters()

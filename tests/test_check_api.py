@@ -63,6 +63,17 @@ def test_an_unknown_name_is_a_clear_error():
         check("no_such_exercise")
 
 
+def test_a_missing_folder_and_a_memory_limit_that_is_none_are_clear_errors(tmp_path):
+    """A typo in source= would grade every exercise as "not attempted"; a negative memory_mb would be no limit."""
+    with pytest.raises(FileNotFoundError, match="No folder .*give check\\(\\) the folder"):
+        check("00", source=tmp_path / "no_such_folder")
+    for bad in (-5, 0, 5, 512.0):
+        with pytest.raises(ValueError, match="memory_mb is megabytes, a whole number of at least 64"):
+            check("00", memory_mb=bad)
+    with pytest.raises(FileNotFoundError, match="没有文件夹"):
+        check("00", source=tmp_path / "no_such_folder", lang="zh")
+
+
 def test_judge_progress_shows_status_and_what_is_left():
     done = subprocess.run([sys.executable, str(REPO / "judge.py"), "progress", "01"], capture_output=True, text=True,
                           timeout=600, cwd=REPO)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+MEMORY_MB = 6144  # the learner process's memory limit by default (judge.py --memory-mb, check(memory_mb=))
+LEAST_MEMORY_MB = 64  # the least accepted: below it, a slip (5 meant as 5 GB) or a negative number (no limit at all)
 IMPORT_TIMEOUT_S = 120.0  # importing the learner's file, before any exercise starts
 SETUP_TIMEOUT_S = 60.0  # copying one exercise's inputs (outside its own time limit)
 DEPENDENT_TIMEOUT_S = 5.0  # the limit of an exercise that calls the learner's own function that timed out: over 10x
