@@ -351,6 +351,18 @@ def extra_words(command: str | None, words: list[str]) -> str:
     return _("{words} would be left out: {usage}", words=verbatim(" ".join(words[most:])), usage=usage)
 
 
+def unwritable_reports(args, command: str | None) -> str:
+    """A message for a report path that cannot be written, told before grading (grading/reports/paths.py), or ''."""
+    if command is not None:
+        return ""
+    from grading.reports.paths import unwritable
+
+    outputs = {d: getattr(args, d) for d in REPORT_FLAGS if d != "excel"}
+    if args.class_dir and not args.gradebook:
+        outputs["gradebook"] = "gradebook.csv"  # where --class writes it by default (grading/class_run.py)
+    return unwritable(outputs, per_student_folders=bool(args.class_dir))
+
+
 def misplaced_flags(args, command: str | None) -> str:
     """A message for the first flag given where it does nothing (a flag either works or is refused), or ''."""
     def flag(dest: str) -> str:
@@ -427,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     args.target = words[0] if words else None
     if command == "hint" and not args.target:
         p.error("hint needs an exercise name: python judge.py hint lookup")
-    refused = extra_words(command, words) or misplaced_flags(args, command)
+    refused = extra_words(command, words) or misplaced_flags(args, command) or unwritable_reports(args, command)
     if refused:
         p.error(show(refused))
     if args.memory_mb is None:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -198,6 +199,41 @@ def test_report_flags_with_one_folder(klass, tmp_path):
 def test_a_flag_is_refused_where_it_does_nothing(args, says):
     proc = run_judge(*args)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+
+
+def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path):
+    """A folder given for a file, a file for a folder: told at once (exit 2), not as a traceback after the class."""
+    a_file, a_folder = tmp_path / "notes.txt", tmp_path / "out"
+    a_file.write_text("x")
+    a_folder.mkdir()
+    cases = [(["00", "--json", str(a_folder)], f"--json {a_folder} is a folder, and it needs a file name"),
+             (["00", "--feedback", str(a_file)], f"--feedback {a_file} is a file, and it needs a folder"),
+             (["00", "--junit", str(a_folder)], "--junit"),  # one folder: one file
+             (["--class", str(tmp_path), "00", "--junit", str(a_file)], "--junit"),  # a class: a folder of files
+             (["--class", str(tmp_path), "00", "--gradebook", str(a_folder)], "--gradebook")]
+    for args, says in cases:
+        proc = run_judge(*args)
+        assert proc.returncode == 2 and says in proc.stderr, (args, proc.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "out"]  # nothing written, nothing graded
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="a folder a user cannot write: as root, through setpriv")
+def test_a_report_in_a_folder_the_teacher_cannot_write_is_refused_before_grading():
+    base = Path(tempfile.mkdtemp(prefix="judge-locked-", dir="/tmp"))  # pytest's own tmp is root's alone
+    try:
+        base.chmod(0o755)
+        locked, hidden = base / "locked", base / "hidden"
+        locked.mkdir(mode=0o755)  # root's: another user can look in, not write
+        hidden.mkdir(mode=0o700)  # nor even look in
+        for target, blocked in ((locked / "r.json", locked), (locked / "new" / "r.json", locked),
+                                (hidden / "r.json", hidden / "r.json")):
+            done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                   str(REPO / "judge.py"), "00", "--json", str(target)], cwd=base, capture_output=True,
+                                  text=True, timeout=120, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+            assert done.returncode == 2 and f"you cannot write to {blocked}." in done.stderr, done.stderr
+    finally:
+        shutil.rmtree(base)
 
 
 def test_without_an_os_sandbox_a_class_is_refused_and_regrading_one_student_changes_only_that_row(klass, tmp_path):
