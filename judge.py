@@ -276,6 +276,12 @@ def cmd_gradescope_package(args) -> int:
     import os
 
     path = Path(args.target or "autograder.zip")
+    from grading.reports.paths import unwritable
+
+    refused = unwritable({"gradescope_package": str(path)}, per_student_folders=False)
+    if refused:
+        say(refused)
+        return 2
     names = build_package(path, lang=os.environ.get("GRADING_LANG") or None)  # --lang sets it
     say(_("Wrote {path} ({n} files, {kb} KB): upload it as the assignment's autograder in Gradescope (Configure "
           "Autograder > Zip file upload).", path=str(path), n=len(names), kb=path.stat().st_size // 1024))

@@ -214,6 +214,9 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path
     for args, says in cases:
         proc = run_judge(*args)
         assert proc.returncode == 2 and says in proc.stderr, (args, proc.stderr)
+    package = run_judge("gradescope-package", str(a_folder))
+    assert package.returncode == 2 and f"for example python judge.py gradescope-package {a_folder / 'autograder.zip'}" \
+        in package.stdout, package.stdout + package.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "out"]  # nothing written, nothing graded
 
 

@@ -8,13 +8,15 @@ from pathlib import Path
 
 from ..i18n import _, verbatim
 
-FILES = {"gradebook": "grades.csv", "json": "report.json", "lms_csv": "grades-lms.csv"}  # flag -> an example name
+FILES = {"gradebook": "grades.csv", "json": "report.json", "lms_csv": "grades-lms.csv",  # dest -> an example name
+         "gradescope_package": "autograder.zip"}
+COMMANDS = {"gradescope_package": "python judge.py gradescope-package"}  # a path that is a command's word, not a flag
 PER_STUDENT = {"junit": "junit.xml", "gradescope": "results.json", "classroom": "classroom.json"}  # with --class:
 # a folder of one file per student; for one folder: one file
 
 
 def _flag(dest: str) -> str:
-    return "--" + dest.replace("_", "-")
+    return COMMANDS.get(dest) or "--" + dest.replace("_", "-")
 
 
 def _nearest_existing(path: Path) -> Path:
