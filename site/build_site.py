@@ -69,9 +69,12 @@ def copy_mathjax(out: Path) -> None:
 
 def build(out: Path | None = None, work: Path | None = None, quiet: bool = True) -> Path:
     """Build both editions into `out` (English) and `out`/zh (Chinese); returns `out`. Raises SiteError."""
-    npm_packages()
     out = Path(out or SITE / "_build" / "html").resolve()
-    work = Path(work or out.parent / "work").resolve()
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"{out} is a file: give the folder the site goes in (new, or one to update).")
+    npm_packages()
+    work = Path(work or SITE / "_build" / "work").resolve()  # the course's own scratch, never beside OUT: staging
+    # empties work/src, and OUT's neighbours are the user's
     out.mkdir(parents=True, exist_ok=True)
     runs = []
     for lang in ("en", "zh"):

@@ -105,6 +105,30 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def test_a_file_given_as_the_sites_folder_is_refused_and_nothing_is_staged_beside_it(tmp_path, monkeypatch):
+    """OUT's neighbours are the user's: the build's scratch (whose src/ it empties) stays in site/_build/work."""
+    build_site = _build_site()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    with pytest.raises(build_site.SiteError, match="is a file: give the folder"):
+        build_site.build(a_file)
+    staged = []
+
+    class Staged(Exception):
+        pass
+
+    def stage(lang, work):
+        staged.append(work)
+        raise Staged  # where the build would start: enough to see where it stages
+
+    monkeypatch.setattr(build_site, "npm_packages", lambda: None)
+    monkeypatch.setattr(build_site, "stage", stage)
+    with pytest.raises(Staged):
+        build_site.build(tmp_path / "www")
+    assert staged == [SITE / "_build" / "work"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "www"]
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, float, float]:
     """The site, built once for this module: (its folder, the build's wall time and CPU time in seconds)."""
