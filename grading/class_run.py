@@ -21,7 +21,7 @@ from .engine import integrity
 from .i18n import _, show, verbatim
 from .model import CaseResult, ExerciseResult
 from .reports import learner_text
-from .submissions import Submission, find_submissions
+from .submissions import Submission, class_folder_problem, find_submissions
 from .worker.housekeeping import nondumpable
 
 TRUSTED = "trusted class (--trusted-class), no OS sandbox"
@@ -89,9 +89,9 @@ def run(args, titles: dict[str, str]) -> int:
     from .reports.gradebook import write_class_outputs
 
     folder = Path(args.class_dir)
-    if not folder.is_dir():
-        say(_("No class folder {folder}: give the folder that holds one folder (or archive) per student.",
-              folder=str(folder)))
+    problem = class_folder_problem(folder)
+    if problem:
+        say(problem)
         return 2
     from .catalog import load_chapters, select
 

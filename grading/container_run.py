@@ -140,6 +140,7 @@ def grade_one(cmd: list[str], submission: Path, out: Path, target: str | None,
 def run(args, titles: dict[str, str]) -> int:
     """Grade the class folder `args.class_dir` one container per student and write its reports (the exit code)."""
     from .class_run import _submissions
+    from .submissions import class_folder_problem
     from .engine import worker_pool
     from .reports import learner_text
     from .reports.gradebook import write_class_outputs
@@ -151,9 +152,9 @@ def run(args, titles: dict[str, str]) -> int:
                   "one of them.", flag=flag))
             return 2
     folder = Path(args.class_dir)
-    if not folder.is_dir():
-        say(_("No class folder {folder}: give the folder that holds one folder (or archive) per student.",
-              folder=str(folder)))
+    problem = class_folder_problem(folder)
+    if problem:
+        say(problem)
         return 2
     from .catalog import load_chapters, select
 

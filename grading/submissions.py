@@ -89,6 +89,19 @@ def _stem(p: Path) -> str:
     return name
 
 
+def class_folder_problem(folder: Path) -> str:
+    """Why `folder` cannot be graded as a class folder (--class), with the fix, or ''."""
+    if folder.is_dir():
+        return ""
+    if _archive_name(folder):  # a whole class downloaded as one archive (Moodle, Canvas)
+        dest = folder.with_name(_stem(folder))
+        tool = "zipfile" if folder.name.lower().endswith(".zip") else "tarfile"
+        return _("{folder} is one archive for the whole class: unpack it, then grade the folder: python -m {tool} -e "
+                 "{folder} {dest}, then --class {dest}", folder=verbatim(folder), tool=tool, dest=verbatim(dest))
+    return _("No class folder {folder}: give the folder that holds one folder (or archive) per student.",
+             folder=str(folder))
+
+
 def locate(root: Path) -> tuple[Path | None, str]:
     """(the folder holding the exercise files, its layout) in `root`: an exercises folder (any case) at depth one
     or two first, then loose chNN_*.py files in `root`; (None, "") when there is none."""

@@ -220,6 +220,15 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "out"]  # nothing written, nothing graded
 
 
+def test_a_whole_class_archive_gets_how_to_unpack_it(tmp_path):
+    archive = tmp_path / "class.zip"
+    _zip(archive, {"alice/ch00_pipeline.py": b"QUIZ = {}\n"})
+    proc = run_judge("--class", str(archive), "00")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"python -m zipfile -e {archive} {tmp_path / 'class'}, then --class {tmp_path / 'class'}" in proc.stdout
+    assert run_judge("--class", str(tmp_path / "nope"), "00").stdout.startswith("No class folder")
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
                     reason="a folder a user cannot write: as root, through setpriv")
 def test_a_report_in_a_folder_the_teacher_cannot_write_is_refused_before_grading():
