@@ -152,9 +152,9 @@ def run(args, titles: dict[str, str]) -> int:
                   "one of them.", flag=flag))
             return 2
     folder = Path(args.class_dir)
-    problem = class_folder_problem(folder)
-    if problem:
-        say(problem)
+    not_a_class = class_folder_problem(folder)
+    if not_a_class:
+        say(not_a_class)
         return 2
     from .catalog import load_chapters, select
 
