@@ -48,9 +48,23 @@ def run(root: Path, judge_args: list[str]) -> int:
     Whatever goes wrong, a results.json is written (score 0 and the reason), so Gradescope never shows a
     bare 'autograder failed'."""
     start = time.perf_counter()
-    source, submission = root / "source", root / "submission"
     results = root / "results" / "results.json"
-    results.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        results.parent.mkdir(parents=True, exist_ok=True)
+        if not (root / "source" / "exercises").is_dir():
+            _fallback(results, _("The autograder upload is incomplete: {folder} is missing. Build the upload again "
+                                 "with python judge.py gradescope-package autograder.zip and upload that zip.",
+                                 folder=verbatim(root / "source" / "exercises")), time.perf_counter() - start)
+            return 1
+        return _run(root, judge_args, results, start)
+    except Exception as exc:  # a results.json with the reason, whatever it was
+        _fallback(results, _("The autograder failed before grading: {error}",
+                             error=verbatim(f"{type(exc).__name__}: {exc}")), time.perf_counter() - start)
+        return 1
+
+
+def _run(root: Path, judge_args: list[str], results: Path, start: float) -> int:
+    source, submission = root / "source", root / "submission"
     with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
         work = Path(tmp) / "exercises"
         shutil.copytree(source / "exercises", work)  # stubs: a file not submitted grades as not attempted

@@ -445,6 +445,23 @@ def test_run_autograder_writes_a_result_even_when_the_judge_cannot_run(tmp_path)
     assert "exited with code" in data["output"]
 
 
+def test_run_autograder_writes_a_result_for_an_upload_without_exercises_and_for_a_judge_side_error(tmp_path,
+                                                                                                monkeypatch):
+    from grading import gradescope
+
+    root = tmp_path / "autograder"
+    root.mkdir()
+    assert gradescope.run(root, []) == 1  # the upload was not the package: no source/exercises
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert data["score"] == 0 and "upload is incomplete" in data["output"] and "gradescope-package" in data["output"]
+    (root / "source" / "exercises").mkdir(parents=True)
+    (root / "submission").mkdir()
+    monkeypatch.setattr(gradescope, "find_submitted", lambda *_a: 1 / 0)
+    assert gradescope.run(root, []) == 1
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert data["score"] == 0 and "failed before grading: ZeroDivisionError" in data["output"]
+
+
 def test_classroom_workflow_template_is_usable_and_does_not_run_here():
     path = REPO / "templates" / "github-classroom" / "classroom.yml"
     flow = yaml.safe_load(path.read_text())
