@@ -66,7 +66,7 @@ def _titles(chapters) -> dict[str, str]:
 
 
 def cmd_grade(args) -> int:
-    from grading.catalog import chapters_for, select
+    from grading.catalog import chapters_for, none_in, select
     from grading.engine import scheduler
     from grading.engine.sandbox import detect
     from grading.reports import console
@@ -77,12 +77,11 @@ def cmd_grade(args) -> int:
         return 2
     start = time.perf_counter()
     chapters = chapters_for(args.target)  # only the target's chapter is imported where one is named
-    wanted = select(chapters, args.target)  # an unknown target is told before the sandbox is probed
-    files = [f"{chapter.module}.py" for chapter, _ex in wanted]
-    if not any((source / f).is_file() for f in files):  # a wrong --source: said once, up front, not per exercise
+    missing = none_in(source, select(chapters, args.target))  # an unknown target is told before the sandbox is probed
+    if missing:  # a wrong --source: said once, up front, not only per exercise
         say(_("{folder} holds none of the files to grade ({files}), so every exercise is 'not attempted'. To grade "
               "your files, give the folder that holds them: --source DIR.", folder=verbatim(source),
-              files=verbatim(", ".join(files[:3]) + (", ..." if len(files) > 3 else ""))))
+              files=verbatim(missing)))
     printer = console.ConsolePrinter(_titles(chapters), verbose=not args.quiet)
     say(_("Learner code runs in: {isolation}", isolation=detect().text()), flush=True)
     from grading.reports.learner_text import tidy

@@ -95,6 +95,15 @@ def select(chapters: list[Chapter], target: str | None) -> list[tuple[Chapter, l
     return picked
 
 
+def none_in(folder: Path, picked: list[tuple[Chapter, list[Exercise]]]) -> str:
+    """The exercise files `picked` (select's) needs, as a short list for a message, when `folder` holds none of
+    them (a wrong folder: every exercise would be "not attempted"); else ''."""
+    files = [f"{chapter.module}.py" for chapter, _ex in picked]
+    if any((Path(folder) / f).is_file() for f in files):
+        return ""
+    return ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
+
+
 def chapters_for(target: str | None) -> list[Chapter]:
     """The chapters `target` can select, importing only their check modules: a chapter by number or module name,
     an exercise by the chapter whose check files name it. Anything else (no target, a name no file holds) loads

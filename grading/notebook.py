@@ -17,7 +17,7 @@ from lesson_utils.edition import notebook_language
 
 from . import i18n
 from .i18n import _
-from .catalog import CatalogError, load_chapters, select
+from .catalog import CatalogError, load_chapters, none_in, select
 from .engine import scheduler
 from .engine.checker import Checker
 from .model import NOT_ATTEMPTED, CaseResult, ExerciseResult, status_text
@@ -42,6 +42,7 @@ class CheckResult:
     isolation: str = ""
     chapters: list = field(default_factory=list, repr=False)
     lang: str = "en"  # the language of its table and text (grading/i18n.py)
+    note: str = ""  # said above the table: why every exercise is "not attempted" (a folder without the files)
 
     def _t(self, text: str) -> str:
         return i18n.render(text, self.lang)
@@ -71,7 +72,7 @@ class CheckResult:
         return [r.name for r in self.results if not r.passed]
 
     def __repr__(self) -> str:
-        lines = []
+        lines = [self._t(self.note) + "\n"] if self.note else []
         for r in self.results:
             marks = "".join("✓" if c.passed else "✗" for c in r.cases)
             status = self._t(status_text(r.status))
@@ -100,7 +101,8 @@ class CheckResult:
                         f"<td style='color:{colour}'>{html.escape(self._t(status_text(r.status)))}</td>"
                         f"<td>{marks}</td></tr>")
         head = "".join(f"<th>{html.escape(self._t(h))}</th>" for h in (_("ch"), _("exercise"), _("status"), _("cases")))
-        out = [f"<table style='max-width:100%'><tr>{head}</tr>", *rows, "</table>"]
+        out = [f"<p>{html.escape(self._t(self.note))}</p>"] if self.note else []
+        out += [f"<table style='max-width:100%'><tr>{head}</tr>", *rows, "</table>"]
         first = self._first_failure()
         if first:
             r, c = first
@@ -161,14 +163,18 @@ def check(target: str | None = None, source: str | Path | None = None, memory_mb
     with _lock:
         chapters = load_chapters()
         try:
-            select(chapters, target)  # an unknown name: a CatalogError (a ValueError) before any worker starts
+            wanted = select(chapters, target)  # an unknown name: a CatalogError (a ValueError) before any worker starts
         except CatalogError as exc:
             raise CatalogError(exc.render(check_language(lang))) from None  # in the notebook's language
+        missing = none_in(folder, wanted)
+        note = _("{folder} holds none of the files to grade ({files}), so every exercise is 'not attempted': give "
+                 "check() the folder that holds them, check(\"04\", source=\"my_folder\").",
+                 folder=i18n.verbatim(folder), files=i18n.verbatim(missing)) if missing else ""
         _checker = _checker or Checker()
         results = scheduler.grade(folder, target, memory_mb=memory_mb, checker=_checker, lang=i18n.MARKED)
     shown = check_language(lang)
     return CheckResult([i18n.localize(r, shown) for r in results], target, time.perf_counter() - start,
-                       detect().name, chapters, shown)
+                       detect().name, chapters, shown, note)
 
 
 def _pad(text: str, width: int) -> str:

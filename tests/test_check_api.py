@@ -72,6 +72,12 @@ def test_a_missing_folder_and_a_memory_limit_that_is_none_are_clear_errors(tmp_p
             check("00", memory_mb=bad)
     with pytest.raises(FileNotFoundError, match="没有文件夹"):
         check("00", source=tmp_path / "no_such_folder", lang="zh")
+    empty = tmp_path / "my_work"
+    empty.mkdir()
+    res = check("00", source=empty)  # a folder without the files: said above the table, not only "not attempted"
+    says = f"{empty} holds none of the files to grade (ch00_pipeline.py)"
+    assert repr(res).startswith(says) and says in res._repr_html_() and not res.passed
+    assert check("00").note == ""  # the course's exercises/ has every stub
 
 
 def test_judge_progress_shows_status_and_what_is_left():
