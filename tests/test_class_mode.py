@@ -210,7 +210,10 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path
              (["00", "--feedback", str(a_file)], f"--feedback {a_file} is a file, and it needs a folder"),
              (["00", "--junit", str(a_folder)], "--junit"),  # one folder: one file
              (["--class", str(tmp_path), "00", "--junit", str(a_file)], "--junit"),  # a class: a folder of files
-             (["--class", str(tmp_path), "00", "--gradebook", str(a_folder)], "--gradebook")]
+             (["--class", str(tmp_path), "00", "--gradebook", str(a_folder)], "--gradebook"),
+             (["00", "--gradebook", str(tmp_path / "g.csv"), "--json", str(tmp_path / "g-summary.md")],
+              f"--gradebook and --json would both write {tmp_path / 'g-summary.md'}"),
+             (["--class", str(tmp_path), "00", "--json", "gradebook.csv"], "would both write")]  # the default
     for args, says in cases:
         proc = run_judge(*args)
         assert proc.returncode == 2 and says in proc.stderr, (args, proc.stderr)

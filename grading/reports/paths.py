@@ -47,6 +47,28 @@ def unwritable(outputs: dict[str, str | None], per_student_folders: bool) -> str
             refused = _cannot_write(dest, value, exc.filename or value)
         if refused:
             return refused
+    return _clash(outputs, per_student_folders)
+
+
+def _written(dest: str, path: Path, klass: bool) -> list[Path]:
+    """What the report `dest` at `path` writes: the gradebook also writes its summaries beside it (and, for a
+    class, the results kept for re-grading: grading/class_run.py)."""
+    if dest != "gradebook":
+        return [path]
+    ends = ("-summary.md", "-summary.html", *(("-results.json",) if klass else ()))
+    return [path, *(path.with_name(path.stem + end) for end in ends)]
+
+
+def _clash(outputs: dict[str, str | None], klass: bool) -> str:
+    """A message when two reports would write the same path (the second would replace the first), or ''."""
+    seen: dict[str, str] = {}
+    for dest, value in outputs.items():
+        for path in _written(dest, Path(value).absolute(), klass) if value else ():
+            key = os.path.normcase(os.path.normpath(path))
+            if seen.get(key, dest) != dest:
+                return _("{flag} and {other} would both write {path}, and one would replace the other: give each "
+                         "its own path.", flag=_flag(seen[key]), other=_flag(dest), path=verbatim(path))
+            seen[key] = dest
     return ""
 
 
