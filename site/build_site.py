@@ -76,6 +76,9 @@ def build(out: Path | None = None, work: Path | None = None, quiet: bool = True)
     work = Path(work or SITE / "_build" / "work").resolve()  # the course's own scratch, never beside OUT: staging
     # empties work/src, and OUT's neighbours are the user's
     out.mkdir(parents=True, exist_ok=True)
+    if quiet:  # Sphinx says nothing then: one line, so a minute of silence does not look like a hang
+        print(f"Building the English and the Chinese edition side by side into {out} (about a minute) ...",
+              flush=True)
     runs = []
     for lang in ("en", "zh"):
         src = stage(lang, work)
