@@ -151,6 +151,7 @@ def cmd_check(args) -> int:
     from grading import i18n
     from grading.catalog import load_chapters
 
+    print("Grading the stubs (exercises/) and the reference answers (solutions/) ...", flush=True)
     stubs, sols = scheduler.grade_many([REPO / "exercises", REPO / "solutions"], args.target, memory_mb=args.memory_mb,
                                        workers=args.workers, lang=i18n.MARKED)  # checked for untranslated text, then shown in English
     modules = {c.number: c.module for c in load_chapters()}
@@ -165,6 +166,7 @@ def cmd_check(args) -> int:
             failed = [f"{c.name}: {c.message}" for c in r.cases if not c.passed]
             problems.append(f"solution {r.name} is '{r.status}':\n      " + "\n      ".join(failed))
     proof_start = time.perf_counter()
+    print(f"Grading every mutant in mutants/ (done in {proof_start - start:.0f} s so far) ...", flush=True)
     proved, notes = mutants.prove(args.target, memory_mb=args.memory_mb)
     per_exercise = mutants.counts()
     problems += mutants.problems(proved, None if args.target else per_exercise)
