@@ -31,7 +31,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from grading.i18n import LANGUAGES, _, show, verbatim  # noqa: E402  (after the course folder is on the path)
+from grading.command_line import (  # noqa: E402  (after the course folder is on the path)
+    extra_words, megabytes, misplaced_flags, unwritable_reports, whole_number)
+from grading.i18n import LANGUAGES, _, show, verbatim  # noqa: E402
 from grading.model import status_text  # noqa: E402
 
 
@@ -39,23 +41,6 @@ def say(text: str = "", **kwargs) -> None:
     """Print `text` (marked messages) in the chosen language (--lang, GRADING_LANG or the locale)."""
     print(show(text), **kwargs)
 
-
-
-def _positive(text: str) -> int:
-    """--workers N: a whole number of at least 1."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return int(text)
-
-
-def _megabytes(text: str) -> int:
-    """--memory-mb N: megabytes, at least LEAST_MEMORY_MB (a negative limit would be no limit at all)."""
-    from grading.worker.limits import LEAST_MEMORY_MB, MEMORY_MB
-
-    if not text.isdigit() or int(text) < LEAST_MEMORY_MB:
-        raise argparse.ArgumentTypeError(f"expected megabytes, a whole number of at least {LEAST_MEMORY_MB} (the "
-                                         f"default is {MEMORY_MB}), got {text!r}")
-    return int(text)
 
 
 COMMANDS = ("prove", "check", "doctor", "list", "hint", "quiz", "gradescope-package", "progress", "handout")
@@ -336,68 +321,6 @@ def take_lang(argv: list[str]) -> list[str]:
     return rest
 
 
-REPORT_FLAGS = ("gradebook", "json", "junit", "feedback", "gradescope", "classroom", "lms_csv", "excel")
-CLASS_ONLY = ("trusted_class", "student", "update", "container")
-ONE_FOLDER_ONLY = ("source", "solutions", "quiet")
-GRADING_LIMITS = ("memory_mb", "workers")  # the commands that run learner code take them
-
-
-def extra_words(command: str | None, words: list[str]) -> str:
-    """A message when more words were given than `command` takes (none is dropped silently), or ''."""
-    most = 0 if command == "doctor" else 1
-    if len(words) <= most:
-        return ""
-    usage = {
-        None: _("python judge.py grades one chapter or one exercise (04, softmax), or the whole course with none."),
-        "hint": _("python judge.py hint takes one exercise: python judge.py hint lookup"),
-        "quiz": _("python judge.py quiz takes one chapter (quiz 04), or none for every quiz."),
-        "doctor": _("python judge.py doctor takes nothing more: it checks the whole setup."),
-        "gradescope-package": _("python judge.py gradescope-package takes one file: the zip it writes."),
-    }.get(command) or _("python judge.py {command} takes one chapter or exercise, or none for the whole course.",
-                        command=command)
-    return _("{words} would be left out: {usage}", words=verbatim(" ".join(words[most:])), usage=usage)
-
-
-def unwritable_reports(args, command: str | None) -> str:
-    """A message for a report path that cannot be written, told before grading (grading/reports/paths.py), or ''."""
-    if command is not None:
-        return ""
-    from grading.reports.paths import unwritable
-
-    outputs = {d: getattr(args, d) for d in REPORT_FLAGS if d != "excel"}
-    if args.class_dir and not args.gradebook:
-        outputs["gradebook"] = "gradebook.csv"  # where --class writes it by default (grading/class_run.py)
-    return unwritable(outputs, per_student_folders=bool(args.class_dir))
-
-
-def misplaced_flags(args, command: str | None) -> str:
-    """A message for the first flag given where it does nothing (a flag either works or is refused), or ''."""
-    def flag(dest: str) -> str:
-        return "--" + dest.replace("_", "-") if dest != "quiet" else "-q"
-
-    given = [d for d in (*REPORT_FLAGS, *CLASS_ONLY, *ONE_FOLDER_ONLY, "class_dir", "lms", *GRADING_LIMITS)
-             if getattr(args, d)]
-    if command is not None:
-        allowed = {"progress": ("source", "solutions", *GRADING_LIMITS), "list": GRADING_LIMITS,
-                   "prove": GRADING_LIMITS, "check": GRADING_LIMITS}.get(command, ())
-        bad = [d for d in given if d not in allowed]
-        if bad:
-            return _("{flag} does nothing with '{command}': it belongs to grading (python judge.py [CHAPTER] "
-                     "[--source DIR], or --class DIR).", flag=flag(bad[0]), command=command)
-        return ""
-    if args.lms and not args.lms_csv:
-        return _("--lms chooses the format of --lms-csv FILE: give --lms-csv too.")
-    if args.excel and not (args.class_dir or args.gradebook or args.lms_csv):
-        return _("--excel changes the CSV files (--gradebook, --lms-csv): give one of them too.")
-    mode, wrong = (_("--class (a class folder)"), ONE_FOLDER_ONLY) if args.class_dir else (
-        _("one folder (python judge.py [--source DIR])"), CLASS_ONLY)
-    bad = [d for d in given if d in wrong]
-    if bad:
-        other = _("one folder (python judge.py [--source DIR])") if args.class_dir else _("--class DIR")
-        return _("{flag} belongs to {other}, not to {mode}.", flag=flag(bad[0]), other=other, mode=mode)
-    return ""
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = take_lang(sys.argv[1:] if argv is None else list(argv))
     if argv[:1] == ["handout"]:
@@ -428,8 +351,8 @@ def main(argv: list[str] | None = None) -> int:
                    "for more) into the class's existing reports")
     p.add_argument("--update", action="store_true", help="with --class: merge this run (a chapter, or --student) "
                    "into the reports of the earlier run at --gradebook instead of starting them afresh")
-    p.add_argument("--memory-mb", type=_megabytes, help="memory limit for learner code (default 6144)")
-    p.add_argument("--workers", type=_positive, help="grading workers (default: one per core, as memory allows)")
+    p.add_argument("--memory-mb", type=megabytes, help="memory limit for learner code (default 6144)")
+    p.add_argument("--workers", type=whole_number, help="grading workers (default: one per core, as memory allows)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --class: grade on the Dask cluster whose scheduler is "
                    "at ADDRESS (tcp://host:8786; needs the cluster extra)")
     p.add_argument("-q", "--quiet", action="store_true", help="statuses only, no feedback")
