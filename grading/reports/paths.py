@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 from ..i18n import _, verbatim
+from .summary import summary_path
+from .summary_page import page_path
 
 FILES = {"gradebook": "grades.csv", "json": "report.json", "lms_csv": "grades-lms.csv",  # dest -> an example name
          "gradescope_package": "autograder.zip"}
@@ -52,11 +54,11 @@ def unwritable(outputs: dict[str, str | None], per_student_folders: bool) -> str
 
 def _written(dest: str, path: Path, klass: bool) -> list[Path]:
     """What the report `dest` at `path` writes: the gradebook also writes its summaries beside it (and, for a
-    class, the results kept for re-grading: grading/class_run.py)."""
+    class, the results kept for re-grading: grading/class_run.py's results_path, a layer above this one)."""
     if dest != "gradebook":
         return [path]
-    ends = ("-summary.md", "-summary.html", *(("-results.json",) if klass else ()))
-    return [path, *(path.with_name(path.stem + end) for end in ends)]
+    kept = [path.with_name(f"{path.stem}-results.json")] if klass else []
+    return [path, summary_path(path), page_path(path), *kept]
 
 
 def _clash(outputs: dict[str, str | None], klass: bool) -> str:
